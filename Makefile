@@ -1,0 +1,18 @@
+# The two commands a newcomer needs: `make run` and `make test`. Each sets up what it needs first.
+PYTHON ?= python3
+
+.PHONY: setup run test bench
+
+setup:
+	@command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
+	$(PYTHON) -m pip install -q -e ".[test]"
+
+run: setup
+	palazzo serve
+
+test: setup
+	$(PYTHON) -m pytest
+
+bench: setup
+	$(PYTHON) benchmarks/engine.py
+	$(PYTHON) benchmarks/api.py

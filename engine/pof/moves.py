@@ -1,0 +1,127 @@
+"""The move vocabulary of Princes of Florence: one place that engine, API, emails and pages share.
+
+A move is a JSON object ``{"type": <one of MOVE_TYPES>, <its fields>}``. Each field is described by
+a small JSON-Schema fragment, so that the API can publish it in OpenAPI without restating it.
+Squares are ``[row, col]`` pairs on the 7x7 yard, row 0 at the top, col 0 at the left.
+
+Moves marked ``free`` never answer a decision: they are allowed at the times their doc says and are
+not listed by ``legal_moves`` (their parameters would make the list endless).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core import IllegalMove
+
+_SQUARES = {
+    "type": "array",
+    "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+}
+_NAMES = {"type": "array", "items": {"type": "string"}}
+
+MOVE_TYPES: dict[str, dict[str, Any]] = {
+    "keep_professions": {
+        "doc": "At the start: keep 3 of the 4 professions dealt; the 4th goes under the deck.",
+        "fields": {"professions": _NAMES},
+    },
+    "open_auction": {
+        "doc": "As chooser: put an item up for auction with the opening bid of 200.",
+        "fields": {"item": {"type": "string"}},
+    },
+    "pass_auction": {
+        "doc": "As chooser, with the auction_pass option: buy nothing this round.",
+        "fields": {},
+    },
+    "bid": {
+        "doc": "Raise the bid on the item under auction (by 100, or any multiple with open bidding).",
+        "fields": {"amount": {"type": "integer"}},
+    },
+    "step_out": {"doc": "Stop bidding on the item under auction.", "fields": {}},
+    "place_landscape": {
+        "doc": "Place the landscape just bought on these empty squares (any rotation or mirror).",
+        "fields": {"squares": _SQUARES},
+    },
+    "discard_landscape": {"doc": "Throw away the landscape just bought.", "fields": {}},
+    "choose_card": {
+        "doc": "Keep one of the cards shown; the others go under the deck in return_order.",
+        "fields": {"card": {"type": "string"}, "return_order": _NAMES},
+    },
+    "entice": {
+        "doc": "Use an enticement card on a profession that published for an opponent.",
+        "fields": {"profession": {"type": "string"}},
+    },
+    "keep_enticement": {"doc": "Keep the enticement card just bought for later.", "fields": {}},
+    "buy_freedom": {"doc": "Action: buy a freedom for 300.", "fields": {"freedom": {"type": "string"}}},
+    "buy_profession": {"doc": "Action: pay 300 and choose a profession from the deck.", "fields": {}},
+    "buy_bonus_card": {"doc": "Action: pay 300 and choose a bonus card from the deck.", "fields": {}},
+    "build": {
+        "doc": "Action: build on these empty squares (price 700/300/0 by architects).",
+        "fields": {"building": {"type": "string"}, "squares": _SQUARES},
+    },
+    "publish": {
+        "doc": "Action: a profession in hand publishes a work, with these bonus cards added.",
+        "fields": {"profession": {"type": "string"}, "bonus_cards": _NAMES},
+    },
+    "split_payout": {
+        "doc": "After publishing: turn part of the payout into prestige, 200 florins a point.",
+        "fields": {"prestige": {"type": "integer"}},
+    },
+    "end_turn": {"doc": "End the action turn now.", "fields": {}},
+    "sell_prestige": {
+        "doc": "Free, during any of your own decisions: sell prestige points for 100 florins each.",
+        "fields": {"points": {"type": "integer"}},
+        "free": True,
+    },
+    "set_orders": {
+        "doc": (
+            "Free, at any time: standing orders for the next auction (the current one during Phase A):"
+            " bid up to limits[item] on that item, and with step_out_otherwise step out of every"
+            " other auction unless you are the chooser. They vanish when that round ends;"
+            " send empty limits and false to cancel."
+        ),
+        "fields": {
+            "limits": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "step_out_otherwise": {"type": "boolean"},
+        },
+        "free": True,
+    },
+}
+
+
+def check_shape(move: Any) -> dict[str, Any]:
+    """Check that `move` is a known type with exactly its fields, each of the right JSON type."""
+    if not isinstance(move, dict) or not isinstance(move.get("type"), str):
+        raise IllegalMove("bad_move", "a move is an object with a string 'type'")
+    spec = MOVE_TYPES.get(move["type"])
+    if spec is None:
+        raise IllegalMove("unknown_move", f"unknown move type {move['type']!r}")
+    fields = spec["fields"]
+    given = set(move) - {"type"}
+    if given != set(fields):
+        missing, extra = sorted(set(fields) - given), sorted(given - set(fields))
+        raise IllegalMove("bad_move", f"{move['type']}: missing {missing}, unexpected {extra}")
+    for name, schema in fields.items():
+        if not _matches(move[name], schema):
+            raise IllegalMove("bad_move", f"{move['type']}: field {name!r} is not a valid {schema['type']}")
+    return move
+
+
+def _matches(value: Any, schema: dict[str, Any]) -> bool:
+    kind = schema["type"]
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "array":
+        if not isinstance(value, list):
+            return False
+        if "maxItems" in schema and not schema["minItems"] <= len(value) <= schema["maxItems"]:
+            return False
+        return all(_matches(item, schema["items"]) for item in value)
+    if kind == "object":
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and _matches(v, schema["additionalProperties"]) for k, v in value.items()
+        )
+    raise ValueError(f"unknown schema type {kind}")

@@ -1,0 +1,26 @@
+"""The `palazzo` command: one subcommand per job, each in its own module."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = {
+    "simulate": "service.commands.simulate",
+    "replay": "service.commands.replay",
+    "serve": "service.commands.serve",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="palazzo", description="Princes of Florence, played slowly.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    modules = {name: importlib.import_module(path) for name, path in COMMANDS.items()}
+    for name, module in modules.items():
+        module.add_arguments(sub.add_parser(name, help=module.__doc__.splitlines()[0]))
+    args = parser.parse_args(argv)
+    return modules[args.command].run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
