@@ -1,0 +1,176 @@
+"""Counting a court and turning it into numbers: work values, bonus cards, prestige cards, the final ranking.
+
+Every function reads the all-knowing player dict (private part included) and never mutates it, so the
+rules engine can call them while publishing a work and once more at the end of the game.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from engine.core import IllegalMove
+from engine.pof.data import (
+    BONUS_CARDS,
+    BUILDINGS,
+    GRID_COLS,
+    GRID_ROWS,
+    PALAZZO,
+    PRESTIGE_CARDS,
+    PROFESSIONS,
+    WORK_VALUE,
+)
+
+Player = dict[str, Any]
+Court = dict[str, int]
+
+YARD_SQUARES: int = GRID_ROWS * GRID_COLS - len(PALAZZO)
+_SIZES = ("large", "medium", "small")
+# Landscape kinds are singular on tiles, plural in counts (woods stays woods).
+_LANDSCAPE_COUNT = {"woods": "woods", "lake": "lakes", "park": "parks"}
+
+
+def court(player: Player) -> Court:
+    """Every count a bonus or prestige card can ask about, so the cards never look at raw data."""
+    private = player.get("private", {})
+    landscapes = player.get("landscapes", [])
+    buildings = player.get("buildings", [])
+    hand = private.get("hand", [])
+    enticements = private.get("enticements", 0)
+
+    counts: Court = {name: 0 for name in _LANDSCAPE_COUNT.values()}
+    for tile in landscapes:
+        counts[_LANDSCAPE_COUNT[tile["kind"]]] += 1
+    sizes = {size: 0 for size in _SIZES}
+    for building in buildings:
+        sizes[BUILDINGS[building["kind"]]["size"]] += 1
+
+    covered = {tuple(sq) for item in (*landscapes, *buildings) for sq in item["squares"]}
+    counts.update(
+        landscapes=len(landscapes),
+        landscape_types=sum(1 for name in _LANDSCAPE_COUNT.values() if counts[name] > 0),
+        buildings=len(buildings),
+        large_buildings=sizes["large"],
+        medium_buildings=sizes["medium"],
+        small_buildings=sizes["small"],
+        building_sizes=sum(1 for n in sizes.values() if n > 0),
+        jugglers=player.get("jugglers", 0),
+        architects=player.get("architects", 0),
+        freedoms=len(player.get("freedoms", [])),
+        prestige_cards=len(private.get("prestige_cards", [])),
+        works=len(player.get("works", [])),
+        person_cards=len(hand) + len(player.get("played", [])) + enticements
+        + player.get("enticements_received", 0),
+        cards_in_hand=len(hand) + enticements,
+        empty_squares=YARD_SQUARES - len(covered),
+    )
+    return counts
+
+
+def _categories(c: Court) -> int:
+    """Distinct kinds of holding among the seven the category card names; having any one is enough."""
+    kinds = ("woods", "lakes", "parks", "jugglers", "architects", "prestige_cards", "freedoms")
+    return sum(1 for kind in kinds if c[kind] > 0)
+
+
+# Each card as a function of the court; the publishing card's own effect on the counts is handled by
+# the two hand/table cards, the only ones that depend on which card publishes.
+_BONUS: dict[str, Callable[[Court], int]] = {
+    "per_building": lambda c: c["buildings"],
+    "per_large_building": lambda c: 2 * c["large_buildings"],
+    "per_medium_building_and_woods": lambda c: c["medium_buildings"] + c["woods"],
+    "per_small_building_and_landscape": lambda c: c["small_buildings"] + c["landscapes"],
+    "per_building_size": lambda c: 2 * c["building_sizes"],
+    "per_landscape": lambda c: c["landscapes"],
+    "per_woods": lambda c: 2 * c["woods"],
+    "per_lake": lambda c: 2 * c["lakes"],
+    "per_park": lambda c: 2 * c["parks"],
+    "per_juggler": lambda c: 2 * c["jugglers"],
+    "per_freedom": lambda c: 2 * c["freedoms"],
+    "per_juggler_and_freedom": lambda c: c["jugglers"] + c["freedoms"],
+    "per_architect": lambda c: 2 * c["architects"],
+    "per_architect_and_lake": lambda c: c["architects"] + c["lakes"],
+    "per_prestige_card": lambda c: 2 * c["prestige_cards"],
+    "per_prestige_card_and_freedom": lambda c: c["prestige_cards"] + c["freedoms"],
+    "per_landscape_type": lambda c: 2 * c["landscape_types"],
+    "per_category": _categories,
+    "per_work_published": lambda c: c["works"] + 1,
+}
+if set(_BONUS) | {"per_card_in_hand"} != set(BONUS_CARDS):
+    raise RuntimeError("scoring.py and data.json disagree on the bonus cards")
+
+
+def bonus_value(card: str, player: Player, profession: str) -> int:
+    """What one bonus card adds to the work `profession` publishes now; unknown cards are refused."""
+    if card not in BONUS_CARDS:
+        raise IllegalMove("unknown_bonus_card", f"no bonus card called {card!r}")
+    c = court(player)
+    if card == "per_card_in_hand":
+        hand = player.get("private", {}).get("hand", [])
+        return c["cards_in_hand"] - (1 if profession in hand else 0)
+    return _BONUS[card](c)
+
+
+def work_value(player: Player, profession: str, bonus_cards: list[str]) -> int:
+    """The value of a work published now, before the round's minimum is checked."""
+    prefs = PROFESSIONS[profession]
+    c = court(player)
+    value = 0
+    if any(b["kind"] == prefs["building"] for b in player.get("buildings", [])):
+        value += WORK_VALUE["building"]
+    if any(l["kind"] == prefs["landscape"] for l in player.get("landscapes", [])):
+        value += WORK_VALUE["landscape"]
+    if prefs["freedom"] in player.get("freedoms", []):
+        value += WORK_VALUE["freedom"]
+    value += WORK_VALUE["per_juggler"] * c["jugglers"]
+    value += WORK_VALUE["per_person_card"] * c["person_cards"]
+    return value + sum(bonus_value(card, player, profession) for card in bonus_cards)
+
+
+def _card_points(card_id: str, seat_index: int, courts: list[Court]) -> int:
+    """Points one prestige card gives its holder, judged against every court at the table."""
+    card = PRESTIGE_CARDS[card_id]
+    mine = courts[seat_index]
+    if "needs" in card:
+        return card["points"] if all(mine[k] >= n for k, n in card["needs"].items()) else 0
+    if "most" in card:
+        key, sign = card["most"], 1
+        if mine[key] < 1:
+            return 0
+    else:
+        # 'fewest' is 'most' of the negated count, with no minimum to reach.
+        key, sign = card["fewest"], -1
+    own = sign * mine[key]
+    others = [sign * c[key] for i, c in enumerate(courts) if i != seat_index]
+    if not others or own > max(others):
+        return card["points"]
+    return card["shared"] if own == max(others) else 0
+
+
+def prestige_card_points(players: list[Player]) -> list[list[dict[str, Any]]]:
+    """Per seat, the points of each prestige card it holds, so the final screen can show every card."""
+    courts = [court(p) for p in players]
+    return [
+        [
+            {"card": card_id, "points": _card_points(card_id, i, courts)}
+            for card_id in p.get("private", {}).get("prestige_cards", [])
+        ]
+        for i, p in enumerate(players)
+    ]
+
+
+def final_result(players: list[Player]) -> dict[str, Any]:
+    """Final prestige, cash and a shared-on-full-tie ranking (1, 1, 3) in seat order."""
+    cards = prestige_card_points(players)
+    scores = [
+        {
+            "seat": p["seat"],
+            "prestige": p.get("prestige", 0) + sum(e["points"] for e in entries),
+            "prestige_cards": entries,
+            "cash": p.get("private", {}).get("cash", 0),
+        }
+        for p, entries in zip(players, cards)
+    ]
+    keys = [(s["prestige"], s["cash"]) for s in scores]
+    for s, key in zip(scores, keys):
+        s["rank"] = 1 + sum(1 for other in keys if other > key)
+    scores.sort(key=lambda s: s["seat"])
+    return {"scores": scores, "winners": [s["seat"] for s in scores if s["rank"] == 1]}
