@@ -6,6 +6,7 @@ such data; it never mutates its input and never does I/O.
 
 Hidden information follows one convention, so that one function (`redact`) serves every channel:
 - a dict with a ``"seat"`` key and a ``"private"`` key: ``"private"`` is seen by that seat alone;
+- a dict with a ``"private_to"`` key is seen whole by that seat alone (dropped from lists for others);
 - a ``"secret"`` key is seen by nobody (deck orders, the setup).
 """
 from __future__ import annotations
@@ -77,11 +78,16 @@ def copy_state(state: State) -> State:
 
 
 def redact(doc: Any, viewer: Viewer) -> Any:
-    """Remove from `doc` every piece the viewer may not see (see the module docstring)."""
+    """Remove from `doc` every piece the viewer may not see (see the module docstring).
+
+    Returns None for a whole dict the viewer may not see at all.
+    """
     if isinstance(doc, list):
-        return [redact(item, viewer) for item in doc]
+        return [kept for kept in (redact(item, viewer) for item in doc) if kept is not None]
     if not isinstance(doc, dict):
         return doc
+    if "private_to" in doc and doc["private_to"] != viewer:
+        return None
     keep_private = viewer is not None and doc.get("seat") == viewer
     return {
         key: redact(value, viewer)

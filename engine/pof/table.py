@@ -1,0 +1,88 @@
+"""Small shared helpers over the state: players, money, decks, decisions."""
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core import Event, IllegalMove, State
+from engine.pof.data import ECONOMY
+
+DEADLINE_CLASS = {
+    "keep_professions": "setup",
+    "open_auction": "auction",
+    "bid": "auction",
+    "action": "turn",
+    "place_landscape": "choice",
+    "choose_card": "choice",
+    "use_enticement": "choice",
+    "split_payout": "choice",
+}
+
+
+def player(state: State, seat: int) -> dict[str, Any]:
+    return state["players"][seat]
+
+
+def seats_from(state: State, first: int) -> list[int]:
+    """All seats in table order, starting with `first`."""
+    count = len(state["players"])
+    return [(first + step) % count for step in range(count)]
+
+
+def can_pay(state: State, seat: int, amount: int) -> bool:
+    """Auction purchases may be covered by selling prestige; this is the limit."""
+    buyer = player(state, seat)
+    return buyer["private"]["cash"] + ECONOMY["florins_per_prestige_when_selling"] * buyer["prestige"] >= amount
+
+
+def pay(state: State, seat: int, amount: int, events: list[Event]) -> None:
+    """Pay from cash, selling prestige automatically when cash is short (auction purchases)."""
+    buyer = player(state, seat)
+    short = amount - buyer["private"]["cash"]
+    if short > 0:
+        rate = ECONOMY["florins_per_prestige_when_selling"]
+        points = -(-short // rate)
+        sell_prestige(state, seat, points, events, automatic=True)
+    buyer["private"]["cash"] -= amount
+
+
+def spend(state: State, seat: int, amount: int) -> None:
+    """Pay from cash for an action; the player sells prestige himself first if he wants to."""
+    cash = player(state, seat)["private"]["cash"]
+    if cash < amount:
+        raise IllegalMove("not_enough_cash", f"this costs {amount} florins and you have {cash}")
+    player(state, seat)["private"]["cash"] = cash - amount
+
+
+def sell_prestige(state: State, seat: int, points: int, events: list[Event], automatic: bool = False) -> None:
+    seller = player(state, seat)
+    if points < 1 or points > seller["prestige"]:
+        raise IllegalMove("bad_points", f"you can sell 1 to {seller['prestige']} prestige points")
+    seller["prestige"] -= points
+    seller["private"]["cash"] += points * ECONOMY["florins_per_prestige_when_selling"]
+    events.append({"type": "prestige_sold", "seat": seat, "points": points, "automatic": automatic})
+
+
+def draw(state: State, deck: str, count: int) -> list[str]:
+    cards = state["secret"]["decks"][deck]
+    drawn, state["secret"]["decks"][deck] = cards[:count], cards[count:]
+    return drawn
+
+
+def deck_size(state: State, deck: str) -> int:
+    return len(state["secret"]["decks"][deck])
+
+
+def decide(state: State, seat: int, kind: str, **fields: Any) -> None:
+    """Add a pending decision; `private` (if given) is seen by that seat alone."""
+    state["pending"].append({"seat": seat, "kind": kind, "deadline": DEADLINE_CLASS[kind], **fields})
+
+
+def decision_of(state: State, seat: int) -> dict[str, Any] | None:
+    for decision in state["pending"]:
+        if decision["seat"] == seat:
+            return decision
+    return None
+
+
+def resolve(state: State, seat: int) -> None:
+    state["pending"] = [d for d in state["pending"] if d["seat"] != seat]

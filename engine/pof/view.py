@@ -1,0 +1,64 @@
+"""What one viewer may see of a game, and human-readable labels for moves."""
+from __future__ import annotations
+
+from typing import Any
+
+from engine.core import Move, State, Viewer, redact
+from engine.pof import scoring
+from engine.pof.data import MIN_WORK_VALUE
+
+
+def view(state: State, viewer: Viewer) -> dict[str, Any]:
+    """The state with public counts of hidden things added, then redacted for the viewer."""
+    seen = dict(state)
+    seen["players"] = [_with_counts(p) for p in state["players"]]
+    seen["decks"] = {name: len(cards) for name, cards in state["secret"]["decks"].items()}
+    seen["min_work_value"] = MIN_WORK_VALUE[state["round"] - 1]
+    return redact(seen, viewer)
+
+
+def _with_counts(seat_state: dict[str, Any]) -> dict[str, Any]:
+    private = seat_state["private"]
+    return {
+        **seat_state,
+        "counts": {
+            "hand": len(private["hand"]),
+            "bonus_cards": len(private["bonus_cards"]),
+            "prestige_cards": len(private["prestige_cards"]),
+            "enticements": private["enticements"],
+            "person_cards": scoring.court(seat_state)["person_cards"],
+        },
+    }
+
+
+def _squares(squares: list[list[int]]) -> str:
+    return ", ".join(f"{chr(ord('a') + c)}{r + 1}" for r, c in squares)
+
+
+_LABELS = {
+    "keep_professions": lambda m: "Keep " + ", ".join(m["professions"]),
+    "open_auction": lambda m: f"Auction the {m['item'].replace('_', ' ')} (opening bid 200)",
+    "pass_auction": lambda m: "Pass: buy nothing this round",
+    "bid": lambda m: f"Bid {m['amount']}",
+    "step_out": lambda m: "Step out of this auction",
+    "place_landscape": lambda m: f"Place the landscape on {_squares(m['squares'])}",
+    "discard_landscape": lambda m: "Throw the landscape away",
+    "choose_card": lambda m: f"Keep {m['card']}" + (f", return {', '.join(m['return_order'])}" if m["return_order"] else ""),
+    "entice": lambda m: f"Entice the {m['profession'].replace('_', ' ')}",
+    "keep_enticement": lambda m: "Keep the enticement card for later",
+    "buy_freedom": lambda m: f"Buy the freedom of {m['freedom']} (300)",
+    "buy_profession": lambda m: "Buy a profession (300)",
+    "buy_bonus_card": lambda m: "Buy a bonus card (300)",
+    "build": lambda m: f"Build the {m['building']} on {_squares(m['squares'])}",
+    "publish": lambda m: f"Publish a work by the {m['profession'].replace('_', ' ')}"
+    + (f" with {', '.join(m['bonus_cards'])}" if m["bonus_cards"] else ""),
+    "split_payout": lambda m: f"Take {m['prestige']} prestige, the rest in florins",
+    "end_turn": lambda m: "End your turn",
+    "sell_prestige": lambda m: f"Sell {m['points']} prestige for florins",
+    "set_orders": lambda m: "Set standing orders for the auction",
+}
+
+
+def describe(move: Move) -> str:
+    """A label for a move; squares read like a chess board: columns a-g, rows 1-7 from the top."""
+    return _LABELS[move["type"]](move)
