@@ -1,0 +1,22 @@
+"""The event feed of a game, redacted for the caller, resumable with ?after=<seq>."""
+from __future__ import annotations
+
+from service import games
+from service.resources.common import AUTH, blueprint, caller, store, viewer
+from service.schemas import EventPageOut, EventsQuery
+
+blp = blueprint("events", "What happened in a game, in order, redacted for the caller.")
+
+
+@blp.route("/games/<game_id>/events", methods=["GET"])
+@blp.arguments(EventsQuery, location="query")
+@blp.response(200, EventPageOut)
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=AUTH)
+def read_events(query, game_id):
+    """Events with seq greater than `after`, oldest first; pass `next_after` back to resume."""
+    table = games.load(store(), game_id)
+    _, seat = viewer(table, caller())
+    events, total = games.events_for(store(), game_id, seat, query["after"], query["limit"])
+    last = events[-1]["seq"] if events else min(query["after"], total)
+    return {"events": events, "next_after": last, "more": last < total}

@@ -1,0 +1,72 @@
+"""Moves: the caller's legal moves with labels, and submitting one move at a named version."""
+from __future__ import annotations
+
+from flask import request
+from marshmallow import ValidationError
+
+from service import games
+from service.problems import Problem
+from service.resources.common import (AUTH, ETAG, IDEMPOTENCY_KEY, IF_MATCH, blueprint, caller, etag,
+                                      expected_version, game_out, seat_of, store)
+from service.schemas import LegalMovesOut, MoveIn, MoveOut
+from service.vocabulary import check_move
+from engine.core import redact
+
+blp = blueprint("moves", "The caller's legal moves, and submitting one move.")
+
+
+@blp.route("/games/<game_id>/moves", methods=["GET"])
+@blp.response(200, LegalMovesOut, headers=ETAG)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=AUTH)
+def legal_moves(game_id):
+    """Every move the caller's seat may make now, labelled; free moves are listed by type."""
+    table = games.load(store(), game_id)
+    seat = seat_of(table, caller())
+    game = table.game
+    moves = game.legal_moves(table.state, seat) if table.status == games.RUNNING else []
+    return {
+        "version": table.version, "seat": seat,
+        "pending": [d for d in table.pending if d["seat"] == seat],
+        "moves": [{"move": move, "label": game.describe(move)} for move in moves],
+        "free": [{"type": t, "doc": spec["doc"]} for t, spec in game.move_types.items() if spec.get("free")],
+    }, etag(table.version)
+
+
+@blp.route("/games/<game_id>/moves", methods=["POST"])
+@blp.arguments(MoveIn)
+@blp.response(200, MoveOut, headers=ETAG)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+@blp.alt_response(428, response="PRECONDITION_REQUIRED")
+@blp.doc(security=AUTH, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
+def submit_move(body, game_id):
+    """Submit one move made against a version; stale gets 409, illegal gets 422 with the engine's code."""
+    table = games.load(store(), game_id)
+    seat = seat_of(table, caller())
+    expected = expected_version(body.get("version"))
+    try:
+        move = check_move(table.game, body["move"])
+    except ValidationError as error:
+        raise Problem(422, "invalid_move", "the move does not match its type's schema",
+                      errors={"move": error.messages}) from None
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 0 < len(key) <= 200:
+        raise Problem(422, "bad_idempotency_key", "an Idempotency-Key has 1 to 200 characters")
+    after, events, version, replayed = games.submit(store(), table, seat, move, expected, key)
+    if replayed is not None:
+        if "body" not in replayed:
+            raise Problem(409, "in_progress", "the first request with this Idempotency-Key is still running")
+        return replayed["body"], {**etag(replayed["body"]["version"]), "Idempotent-Replayed": "true"}
+    answer = MoveOut().dump({
+        "version": version, "label": table.game.describe(move),
+        "events": [redact(event, seat) for event in events], "game": game_out(after, caller()),
+    })
+    if key is not None:
+        games.remember_response(store(), game_id, seat, key, answer)
+    return answer, etag(after.version)

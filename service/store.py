@@ -1,0 +1,119 @@
+"""Redis as the system of record: key names and the one atomic commit every change goes through.
+
+All keys of a game carry the hash tag ``{<game id>}`` so that a game lives in one Redis Cluster
+slot and the commit script may touch all of them. The move log is the source of truth; the stored
+state is a cache of replaying it, written in the same atomic step.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+PREFIX = "pz"
+IDEMPOTENCY_TTL = 24 * 3600
+
+# KEYS: game hash, move log, event list, idempotency key.
+# ARGV: expected version, allowed statuses (",a,b,"), idempotency record ('' = none), its ttl,
+#       log entry ('' = none), n, then n field/value pairs for the game hash, then events.
+_COMMIT = """
+local head = redis.call('HMGET', KEYS[1], 'version', 'status')
+if not head[1] then return {'missing', 0, ''} end
+local version = tonumber(head[1])
+if ARGV[3] ~= '' and redis.call('EXISTS', KEYS[4]) == 1 then return {'duplicate', version, head[2]} end
+if tonumber(ARGV[1]) ~= version then return {'stale', version, head[2]} end
+if not string.find(ARGV[2], ',' .. head[2] .. ',', 1, true) then return {'status', version, head[2]} end
+version = version + 1
+local n = tonumber(ARGV[6])
+local fields = {'version', version}
+for i = 7, 6 + 2 * n do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+if ARGV[5] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[5]) end
+local seq = redis.call('LLEN', KEYS[3])
+for i = 7 + 2 * n, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[4], ARGV[3], 'EX', ARGV[4]) end
+return {'ok', version, seq}
+"""
+
+
+def connect(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, decode_responses=True)
+
+
+def game_key(game_id: str, part: str) -> str:
+    return f"{PREFIX}:{{{game_id}}}:{part}"
+
+
+def idempotency_key(game_id: str, seat: int, key_hash: str) -> str:
+    return game_key(game_id, f"idem:{seat}:{key_hash}")
+
+
+def token_key(token_id: str) -> str:
+    return f"{PREFIX}:token:{token_id}"
+
+
+def email_key(email_hash: str, part: str) -> str:
+    return f"{PREFIX}:email:{email_hash}:{part}"
+
+
+def dumps(doc: Any) -> str:
+    return json.dumps(doc, separators=(",", ":"))
+
+
+@dataclass
+class Committed:
+    """What the commit script answered: `outcome` is ok, stale, status, duplicate or missing."""
+
+    outcome: str
+    version: int
+    status: str = ""
+    first_seq: int = 0
+
+
+class Store:
+    """Reads and the atomic commit; knows Redis, nothing about rules or HTTP."""
+
+    def __init__(self, client: redis.Redis):
+        self.redis = client
+        self._commit = client.register_script(_COMMIT)
+
+    def create(self, game_id: str, fields: dict[str, str], events: list[str]) -> None:
+        """Write a new game in one transaction (ids are random: no two games share one)."""
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(game_key(game_id, "game"), mapping={**fields, "version": 1})
+            if events:
+                pipe.rpush(game_key(game_id, "events"), *events)
+            pipe.execute()
+
+    def head(self, game_id: str, *names: str) -> dict[str, str | None]:
+        values = self.redis.hmget(game_key(game_id, "game"), ["version", "status", *names])
+        return dict(zip(["version", "status", *names], values))
+
+    def commit(self, game_id: str, expected: int, *, statuses: tuple[str, ...], fields: dict[str, str],
+               log_entry: str = "", events: list[str] = (), idempotency: tuple[str, str] | None = None
+               ) -> Committed:
+        """Apply one change atomically if the game is still at `expected` and in one of `statuses`."""
+        idem_key, idem_record = idempotency or (game_key(game_id, "idem:none"), "")
+        pairs = [item for pair in fields.items() for item in pair]
+        answer = self._commit(
+            keys=[game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key],
+            args=[expected, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, log_entry,
+                  len(fields), *pairs, *events],
+        )
+        outcome, version, third = answer
+        if outcome == "ok":
+            return Committed("ok", int(version), "", int(third))
+        return Committed(outcome, int(version), third or "")
+
+    def log(self, game_id: str) -> list[dict[str, Any]]:
+        return [json.loads(entry) for entry in self.redis.lrange(game_key(game_id, "log"), 0, -1)]
+
+    def events(self, game_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """Events with seq > `after` (seq counts from 1), and how many events exist in all."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lrange(game_key(game_id, "events"), after, after + limit - 1)
+            pipe.llen(game_key(game_id, "events"))
+            raw, total = pipe.execute()
+        return [{"seq": after + i + 1, **json.loads(item)} for i, item in enumerate(raw)], int(total)

@@ -1,0 +1,82 @@
+"""The engine's move vocabulary as marshmallow schemas: one schema per move `type`.
+
+The engine describes each move's fields with small JSON-Schema fragments; this turns them into
+strict schemas (no unknown fields, no floats for integers, no 1 for true) and names them for OpenAPI.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+
+class StrictBoolean(fields.Boolean):
+    """Only JSON true and false: marshmallow's Boolean also takes 1, "yes" and "on"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise ValidationError("Not a valid boolean.")
+        return value
+
+
+def field_for(fragment: dict[str, Any], **kwargs: Any) -> fields.Field:
+    kind = fragment["type"]
+    if kind == "integer":
+        return fields.Integer(strict=True, **kwargs)
+    if kind == "string":
+        return fields.String(**kwargs)
+    if kind == "boolean":
+        return StrictBoolean(**kwargs)
+    if kind == "array":
+        bounds = validate.Length(min=fragment["minItems"], max=fragment["maxItems"]) if "maxItems" in fragment else None
+        return fields.List(field_for(fragment["items"]), validate=bounds, **kwargs)
+    if kind == "object":
+        return fields.Dict(keys=fields.String(), values=field_for(fragment["additionalProperties"]), **kwargs)
+    raise ValueError(f"no field for JSON type {kind}")
+
+
+def component_name(game_name: str, move_type: str) -> str:
+    """The OpenAPI name of a move schema, e.g. PrincesOfFlorenceMove.bid."""
+    return "".join(part.capitalize() for part in game_name.split("-")) + "Move." + move_type
+
+
+_SCHEMAS: dict[tuple[str, int], dict[str, type[Schema]]] = {}
+
+
+def schemas_for(game: Any) -> dict[str, type[Schema]]:
+    """One schema class per move type of a game, built once per vocabulary."""
+    key = (game.name, id(game.move_types))
+    if key not in _SCHEMAS:
+        _SCHEMAS[key] = _build(game.name, game.move_types)
+    return _SCHEMAS[key]
+
+
+def _build(game_name: str, move_types: dict[str, Any]) -> dict[str, type[Schema]]:
+    schemas = {}
+    for move_type, spec in move_types.items():
+        attrs: dict[str, Any] = {
+            "type": fields.String(required=True, validate=validate.OneOf([move_type])),
+            **{name: field_for(fragment, required=True) for name, fragment in spec["fields"].items()},
+        }
+        meta = type("Meta", (), {"title": move_type, "description": spec["doc"]})
+        schemas[move_type] = type(component_name(game_name, move_type), (Schema,), {**attrs, "Meta": meta})
+    return schemas
+
+
+def check_move(game: Any, move: Any) -> dict[str, Any]:
+    """The move loaded by its type's schema; raises ValidationError with field messages."""
+    if not isinstance(move, dict) or not isinstance(move.get("type"), str):
+        raise ValidationError({"type": ["A move is an object with a string 'type'."]})
+    schema = schemas_for(game).get(move["type"])
+    if schema is None:
+        raise ValidationError({"type": [f"Unknown move type; one of {sorted(game.move_types)}."]})
+    return schema().load(move)
+
+
+class MoveField(fields.Field):
+    """A move object; checked against the game's vocabulary once the game is known."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ValidationError("A move is an object.")
+        return value

@@ -1,0 +1,84 @@
+"""Fixtures: one real redis-server per session on a free loopback port, flushed between tests."""
+from __future__ import annotations
+
+import pytest
+import redis
+
+import tests.toy_game  # noqa: F401  (registers the toy game)
+from service.app import create_app
+from service.localredis import LocalRedis
+
+GAMES = ["toy-count", "princes-of-florence"]
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    with LocalRedis(tmp_path_factory.mktemp("redis"), extra=["--appendonly", "no", "--save", ""]) as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_server):
+    redis.Redis.from_url(redis_server.url).flushall()
+    return redis_server.url
+
+
+def make_app(redis_url: str, **config):
+    return create_app({"REDIS_URL": redis_url, "GAMES": GAMES, "RATE_LIMIT": (1_000_000, 60),
+                       "TESTING": True, **config})
+
+
+@pytest.fixture
+def app(redis_url):
+    return make_app(redis_url)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_game(client, game: str = "toy-count", seats: int = 3, bots: dict[int, str] | None = None,
+             start: bool = True, **extra) -> dict:
+    """Create (and start) a game over HTTP; returns the creation body with tokens."""
+    bots = bots or {}
+    body = {"game": game, "seed": 7, **extra,
+            "seats": [{"name": f"P{n}", "email": f"p{n}@example.org", "bot": bots.get(n)} for n in range(seats)]}
+    response = client.post("/api/v1/games", json=body)
+    assert response.status_code == 201, response.get_json()
+    created = response.get_json()
+    if start:
+        started = client.post(f"/api/v1/games/{created['game']['id']}/start", headers=bearer(created["tokens"]["host"]))
+        assert started.status_code == 200, started.get_json()
+    return created
+
+
+def seat_tokens(created: dict) -> dict[int, str]:
+    return {entry["seat"]: entry["token"] for entry in created["tokens"]["seats"]}
+
+
+def assert_replays(app, game_id: str) -> None:
+    """The move log replayed from the setup gives exactly the stored state."""
+    from service import games
+    store = app.extensions["palazzo.store"]
+    assert games.replay(store, game_id) == games.load(store, game_id).state
+
+
+def leaks(doc, viewer: int | None, path: str = "$") -> list[str]:
+    """Paths in `doc` that show a secret, or the private part of a seat other than `viewer`."""
+    found = []
+    if isinstance(doc, dict):
+        if "secret" in doc:
+            found.append(f"{path}.secret")
+        if "private" in doc and (viewer is None or doc.get("seat") != viewer):
+            found.append(f"{path}.private")
+        for key, value in doc.items():
+            found += leaks(value, viewer, f"{path}.{key}")
+    elif isinstance(doc, list):
+        for index, value in enumerate(doc):
+            found += leaks(value, viewer, f"{path}[{index}]")
+    return found
