@@ -1,0 +1,76 @@
+"""Concurrent submissions against a real redis-server: one wins, the rest get 409, nothing doubles."""
+from __future__ import annotations
+
+import threading
+
+from tests.conftest import assert_replays, bearer, new_game, seat_tokens
+
+
+def _log_length(app, game_id: str) -> int:
+    from service.store import game_key
+    return app.extensions["palazzo.store"].redis.llen(game_key(game_id, "log"))
+
+
+def _hammer(app, requests: list[tuple[dict, dict]], url: str) -> list:
+    """POST every (headers, body) at once from its own thread, released together by a barrier."""
+    barrier = threading.Barrier(len(requests))
+    results: list = [None] * len(requests)
+
+    def worker(index: int, headers: dict, body: dict) -> None:
+        client = app.test_client()
+        barrier.wait()
+        response = client.post(url, headers=headers, json=body)
+        results[index] = (response.status_code, response.get_json())
+
+    threads = [threading.Thread(target=worker, args=(i, h, b)) for i, (h, b) in enumerate(requests)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def test_twenty_threads_at_one_version_exactly_one_wins(app, client):
+    created = new_game(client, seats=5)
+    game_id, tokens = created["game"]["id"], seat_tokens(created)
+    version = client.get(f"/api/v1/games/{game_id}").get_json()["version"]
+    requests = [(bearer(tokens[i % 5]), {"move": {"type": "pick", "value": 1 + i % 3}, "version": version})
+                for i in range(20)]
+    results = _hammer(app, requests, f"/api/v1/games/{game_id}/moves")
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [200] + [409] * 19
+    assert all(body["code"] == "stale_version" and body["current_version"] == version + 1
+               for status, body in results if status == 409)
+    assert client.get(f"/api/v1/games/{game_id}").get_json()["version"] == version + 1
+    assert _log_length(app, game_id) == 1
+    assert_replays(app, game_id)
+
+
+def test_idempotent_retry_returns_the_first_body_and_moves_once(app, client):
+    created = new_game(client)
+    game_id, token = created["game"]["id"], seat_tokens(created)[0]
+    version = client.get(f"/api/v1/games/{game_id}").get_json()["version"]
+    headers = {**bearer(token), "Idempotency-Key": "k-1"}
+    body = {"move": {"type": "pick", "value": 3}, "version": version}
+    first = client.post(f"/api/v1/games/{game_id}/moves", headers=headers, json=body)
+    again = client.post(f"/api/v1/games/{game_id}/moves", headers=headers, json=body)
+    assert first.status_code == again.status_code == 200
+    assert first.get_json() == again.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert _log_length(app, game_id) == 1
+    other = client.post(f"/api/v1/games/{game_id}/moves", headers=headers,
+                        json={"move": {"type": "pick", "value": 1}, "version": version})
+    assert other.status_code == 422 and other.get_json()["code"] == "idempotency_key_reused"
+
+
+def test_concurrent_retries_with_one_key_apply_once(app, client):
+    created = new_game(client)
+    game_id, token = created["game"]["id"], seat_tokens(created)[0]
+    version = client.get(f"/api/v1/games/{game_id}").get_json()["version"]
+    headers = {**bearer(token), "Idempotency-Key": "same"}
+    requests = [(headers, {"move": {"type": "pick", "value": 2}, "version": version})] * 10
+    results = _hammer(app, requests, f"/api/v1/games/{game_id}/moves")
+    winners = [body for status, body in results if status == 200]
+    assert winners and all(body == winners[0] for body in winners)
+    assert all(status in (200, 409) for status, _ in results)
+    assert _log_length(app, game_id) == 1
