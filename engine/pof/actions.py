@@ -48,9 +48,8 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     if cash >= ECONOMY["price_bonus_card"] and deck_size(state, "bonus_cards"):
         moves.append({"type": "buy_bonus_card"})
     if cash >= building_price(me):
-        for kind in BUILDINGS:
-            if _building_open(state, seat, kind):
-                moves += [{"type": "build", "building": kind, "squares": s} for s in yard.legal_placements(me, kind)]
+        kinds = [kind for kind in BUILDINGS if _building_open(state, seat, kind)]
+        moves += [{"type": "build", "building": k, "squares": s} for k, s in yard.legal_buildings(me, kinds)]
     moves += _publish_moves(state, seat)
     moves += entice_moves(state, seat)
     moves.append({"type": "end_turn"})
@@ -155,9 +154,9 @@ def _freedom_open(state: State, seat: int, freedom: str) -> bool:
 
 
 def _building_open(state: State, seat: int, kind: str) -> bool:
-    me = player(state, seat)
-    owned = any(b["kind"] == kind for b in me["buildings"])
-    return not owned and state["supply"]["buildings"][kind] > 0 and yard.has_placement(me, kind)
+    """A copy is left and the seat has none; whether it fits is the yard's question."""
+    owned = any(b["kind"] == kind for b in player(state, seat)["buildings"])
+    return not owned and state["supply"]["buildings"][kind] > 0
 
 
 def _publish_moves(state: State, seat: int) -> list[Move]:

@@ -7,7 +7,7 @@ from itertools import combinations, permutations
 from engine.core import Event, IllegalMove, Move, State
 from engine.pof import yard
 from engine.pof.data import ECONOMY
-from engine.pof.table import decision_of, player, resolve
+from engine.pof.table import decision_of, player, put_under, resolve
 
 KEPT = ECONOMY["start_professions_kept"]
 PRESTIGE_PER_EXTRA_LANDSCAPE = ECONOMY["prestige_per_extra_landscape_of_a_type"]
@@ -46,9 +46,9 @@ def keep_professions(state: State, seat: int, move: Move, events: list[Event]) -
     state["secret"]["returned"][str(seat)] = returned
     events.append({"type": "professions_kept", "seat": seat, "private": {"kept": kept, "returned": returned}})
     if not state["pending"]:
-        deck = state["secret"]["decks"]["professions"]
+        returned = state["secret"]["returned"]
         for other in range(len(state["players"])):
-            deck.extend(state["secret"]["returned"].pop(str(other)))
+            put_under(state, "professions", returned.pop(str(other)))
         from engine.pof import auction
 
         auction.start(state, events)
@@ -85,7 +85,7 @@ def choose_card(state: State, seat: int, move: Move, events: list[Event]) -> Non
     resolve(state, seat)
     hand = {"professions": "hand", "bonus_cards": "bonus_cards", "prestige_cards": "prestige_cards"}[deck]
     player(state, seat)["private"][hand].append(move["card"])
-    state["secret"]["decks"][deck].extend(move["return_order"])
+    put_under(state, deck, move["return_order"])
     events.append({"type": "card_chosen", "seat": seat, "deck": deck,
                    "private": {"card": move["card"], "returned": move["return_order"]}})
 

@@ -1,6 +1,6 @@
 """Princes of Florence as an `engine.core.Game`: the one entry point to the rules.
 
-`apply` works on a copy: it checks the move's shape, checks that it answers the seat's pending
+`apply` works on a copy (`table.fork`): it checks the move's shape, checks that it answers the seat's pending
 decision, lets the move's handler change the copy (a handler raises IllegalMove before the copy is
 ever returned), then moves the game on until somebody has a decision to make.
 """
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from engine.core import Event, IllegalMove, Move, State, Viewer, copy_state
+from engine.core import Event, IllegalMove, Move, State, Viewer
 from engine.pof import actions, auction, choices, orders, setup, view, yard
 from engine.pof.moves import MOVE_TYPES, check_shape
-from engine.pof.table import decision_of, sell_prestige
+from engine.pof.table import decision_of, fork, sell_prestige
 
 Handler = Callable[[State, int, Move, list[Event]], None]
 
@@ -81,7 +81,7 @@ class PrincesOfFlorence:
             raise IllegalMove("not_your_decision", f"{move['type']} is not allowed now: {waiting}")
         if move["type"] == "sell_prestige" and decision is None:
             raise IllegalMove("not_your_decision", "sell prestige during one of your own decisions")
-        state = copy_state(state)
+        state = fork(state)
         events: list[Event] = []
         handler(state, seat, move, events)
         _advance(state, events)

@@ -10,7 +10,6 @@ with another building or with the Palazzo (corners are fine); landscapes never r
 """
 from __future__ import annotations
 
-import marshal
 from functools import cache
 from typing import Any, Iterable, NamedTuple
 
@@ -118,9 +117,9 @@ def placements(kind: str) -> list[Placement]:
 
 
 @cache
-def _placement_lists(kind: str) -> tuple[list[list[int]], ...]:
-    """JSON-ready squares per placement; shared, so only ever handed out through a copy."""
-    return tuple([list(sq) for sq in p.squares] for p in placements(kind))
+def _placement_table(kind: str) -> tuple[tuple[int, list[list[int]]], ...]:
+    """(mask, JSON-ready squares) per placement, in `placements` order: the hot loop's input."""
+    return tuple((p.mask, [list(sq) for sq in p.squares]) for p in placements(kind))
 
 
 @cache
@@ -153,11 +152,21 @@ def _forbidden_mask(player: dict[str, Any], kind: str) -> int:
 
 
 def legal_placements(player: dict[str, Any], kind: str) -> list[list[list[int]]]:
-    """Squares of every legal placement of `kind` for this player, in `placements` order."""
+    """Squares of every legal placement of `kind` for this player, in `placements` order.
+
+    The square lists are shared with the cache (copying them was most of the cost of listing legal
+    moves): moves are data that nobody mutates, and `check_placement` builds its own lists.
+    """
     forbidden = _forbidden_mask(player, kind)
-    lists = _placement_lists(kind)
-    chosen = [lists[i] for i, p in enumerate(placements(kind)) if not p.mask & forbidden]
-    return marshal.loads(marshal.dumps(chosen))  # fresh lists, so callers may mutate them
+    return [squares for mask, squares in _placement_table(kind) if not mask & forbidden]
+
+
+def legal_buildings(player: dict[str, Any], kinds: Iterable[str]) -> list[tuple[str, list[list[int]]]]:
+    """(kind, squares) of every legal placement of each building kind: one forbidden mask for all."""
+    forbidden = _forbidden_mask(player, next(iter(BUILDINGS)))
+    return [
+        (kind, squares) for kind in kinds for mask, squares in _placement_table(kind) if not mask & forbidden
+    ]
 
 
 def has_placement(player: dict[str, Any], kind: str) -> bool:
