@@ -148,8 +148,10 @@ class MoveOut(Schema):
 
 
 class EventsQuery(Schema):
-    after = Int(load_default=0, validate=validate.Range(min=0))
-    limit = Int(load_default=100, validate=validate.Range(min=1, max=500))
+    """Query strings are text, so these integers are parsed (a float like 2.5 is still refused)."""
+
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
 
 
 class EventPageOut(Schema):
