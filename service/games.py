@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import secrets
 from dataclasses import dataclass, field
@@ -17,6 +18,8 @@ from engine.core import IllegalMove, get_game, redact
 from service import deadlines, tokens
 from service.problems import Problem
 from service.store import Committed, Store, dumps, email_key, idempotency_key, token_key
+
+log = logging.getLogger(__name__)
 
 OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = "open", "running", "paused", "finished", "cancelled"
 MAX_PAUSES = 3
@@ -188,7 +191,12 @@ def run_bots(store: Store, table: Table) -> Table:
         seat = due[0]
         bot = table.meta["seats"][seat]["bot"]
         rng = random.Random(f"{table.meta['seed']}:{table.version}")
-        move = choose_bot_move(bot, table.game, table.state, seat, rng)
+        try:
+            move = choose_bot_move(bot, table.game, table.state, seat, rng)
+        except IllegalMove as error:
+            log.warning("bot %s cannot play %s (%s); seat %d plays its default move", bot, table.game.name,
+                        error.code, seat)
+            move = table.game.default_move(table.state, seat)
         outcome, table, _ = play(store, table, seat, move, bot=bot)
         if outcome.outcome != "ok":
             table = load(store, table.id)
