@@ -1,0 +1,30 @@
+"""Bots that play a seat, for simulations, benchmarks, tests and empty seats.
+
+A bot decides only from what its seat may see: `game.view(state, seat)` and
+`game.legal_moves(state, seat)`; it never reads other seats' private parts or the decks.
+"""
+from __future__ import annotations
+
+import random
+
+from engine.bots import greedy, uniform
+from engine.core import Game, IllegalMove, Move, State
+
+BOTS = ("random", "greedy")
+_PLAYERS = {"random": uniform.choose, "greedy": greedy.choose}
+
+
+def check_bots(bots: list[str]) -> None:
+    """Refuse unknown bot names up front, so a simulation fails before its first game."""
+    unknown = sorted(set(bots) - set(BOTS))
+    if unknown:
+        raise IllegalMove("unknown_bot", f"no bot called {', '.join(unknown)}; bots: {', '.join(BOTS)}")
+
+
+def choose_move(bot: str, game: Game, state: State, seat: int, rng: random.Random) -> Move:
+    """The move `bot` makes for `seat`, which must have a decision pending."""
+    check_bots([bot])
+    return _PLAYERS[bot](game, state, seat, rng)
+
+
+__all__ = ["BOTS", "check_bots", "choose_move"]

@@ -1,0 +1,208 @@
+"""The greedy bot: a Princes of Florence heuristic that grows its court around the professions it holds.
+
+It values everything in florins: a prestige point at 200 (what publishing charges for one) and a
+point of work value at 150 (its 100 payout plus a share of meeting minimums and best-work prestige).
+It looks one step ahead only, and sees only its own view of the game.
+"""
+from __future__ import annotations
+
+import random
+from itertools import combinations
+from statistics import mean
+from typing import Any, Callable
+
+from engine.core import Game, IllegalMove, Move, State
+from engine.pof import scoring, yard
+from engine.pof.data import BONUS_CARDS, ECONOMY, PROFESSIONS, ROUNDS, WORK_VALUE
+from engine.pof.actions import building_price
+
+Player = dict[str, Any]
+View = dict[str, Any]
+PP = ECONOMY["florins_per_prestige_when_publishing"]
+WORK_POINT = 150
+PRESTIGE_CARD = 700  # the best of five usually scores 5-8 PP, but only if the court earns it
+RESERVE = 400  # cash kept through Phase B for the next auction
+IMPROVEMENTS = ("build", "buy_freedom", "buy_profession", "buy_bonus_card")
+
+
+def choose(game: Game, state: State, seat: int, rng: random.Random) -> Move:
+    if game.name != "princes-of-florence":
+        raise IllegalMove("unknown_bot", f"the greedy bot plays only princes-of-florence, not {game.name}")
+    view = game.view(state, seat)
+    decision = next(d for d in view["pending"] if d["seat"] == seat)
+    moves = game.legal_moves(state, seat)
+    return _DECIDE[decision["kind"]](view, view["players"][seat], decision, moves, rng)
+
+
+def _with(me: Player, **changes: Any) -> Player:
+    """A hypothetical court: `me` with some public fields or private fields (prefixed `private_`) changed."""
+    private = {**me["private"], **{k[8:]: v for k, v in changes.items() if k.startswith("private_")}}
+    return {**me, **{k: v for k, v in changes.items() if not k.startswith("private_")}, "private": private}
+
+
+def potential(view: View, me: Player) -> int:
+    """Work points the best unplayed professions would publish, one a round for the rounds left."""
+    values = sorted((scoring.work_value(me, p, []) for p in me["private"]["hand"]), reverse=True)
+    return sum(values[: ROUNDS - view["round"] + 1])
+
+
+def _gain(view: View, me: Player, after: Player) -> int:
+    return WORK_POINT * (potential(view, after) - potential(view, me))
+
+
+def _best(moves: list[Move], score: Callable[[Move], float], rng: random.Random) -> Move:
+    return max(moves, key=lambda move: (score(move), rng.random()))
+
+
+def keep_professions(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
+    """Keep the three professions that share the most preferences, so each purchase serves several."""
+    def synergy(move: Move) -> int:
+        return sum(
+            WORK_VALUE[pref] * (PROFESSIONS[a][pref] == PROFESSIONS[b][pref])
+            for a, b in combinations(move["professions"], 2)
+            for pref in ("building", "landscape", "freedom")
+        )
+    return _best(moves, synergy, rng)
+
+
+def item_value(view: View, me: Player, item: str) -> int:
+    """What an auction item is worth to this court, in florins."""
+    if item in ("woods", "lake", "park"):
+        spots = yard.legal_placements(me, item)
+        if not spots:
+            return 0
+        repeat = any(tile["kind"] == item for tile in me["landscapes"])
+        after = _with(me, landscapes=me["landscapes"] + [{"kind": item, "squares": spots[0]}])
+        return _gain(view, me, after) + ECONOMY["prestige_per_extra_landscape_of_a_type"] * PP * repeat + 100
+    if item == "juggler":
+        return _gain(view, me, _with(me, jugglers=me["jugglers"] + 1))
+    if item == "architect":
+        bonus = ECONOMY["prestige_for_2nd_and_3rd_architect"] * PP if me["architects"] >= 1 else 0
+        saving = building_price(me) - building_price(_with(me, architects=me["architects"] + 1))
+        return bonus + saving * len(_wanted_buildings(me))
+    if item == "enticement":
+        after = _with(me, private_enticements=me["private"]["enticements"] + 1)
+        targets = [p for other in view["players"] if other["seat"] != me["seat"] for p in other["played"]]
+        best = max((scoring.work_value(me, p, []) for p in targets), default=0)
+        return _gain(view, me, after) + WORK_POINT * best // 2
+    return PRESTIGE_CARD
+
+
+def _wanted_buildings(me: Player) -> set[str]:
+    owned = {b["kind"] for b in me["buildings"]}
+    return {PROFESSIONS[p]["building"] for p in me["private"]["hand"]} - owned
+
+
+def budget(view: View, me: Player, item: str) -> int:
+    """The most to bid: the item's worth, never eating into the cash kept for Phase B."""
+    return min(item_value(view, me, item), me["private"]["cash"] - RESERVE)
+
+
+def open_auction(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
+    return _best(moves, lambda m: item_value(view, me, m["item"]) if m["type"] == "open_auction" else 0, rng)
+
+
+def bid(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
+    limit = budget(view, me, view["auction"]["lot"]["item"])
+    bids = [m for m in moves if m["type"] == "bid" and m["amount"] <= limit]
+    return bids[0] if bids else {"type": "step_out"}
+
+
+def place_landscape(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
+    return moves[0]
+
+
+def choose_card(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
+    """Keep the card that fits the court best; the rest go back in the order shown."""
+    shown, deck = decision["private"]["cards"], decision["deck"]
+    if deck == "professions":
+        value = {card: scoring.work_value(me, card, []) for card in shown}
+    elif deck == "bonus_cards":
+        hand = me["private"]["hand"] or list(PROFESSIONS)[:1]
+        value = {card: max(scoring.bonus_value(card, me, p) for p in hand) for card in shown}
+    else:
+        players = view["players"]
+        value = {}
+        for card in shown:
+            trial = [_with(me, private_prestige_cards=[card]) if p is me else p for p in players]
+            value[card] = scoring.prestige_card_points(trial)[me["seat"]][0]["points"]
+    card = max(shown, key=lambda c: (value[c], rng.random()))
+    return {"type": "choose_card", "card": card, "return_order": [c for c in shown if c != card]}
+
+
+def _entice_value(view: View, me: Player, move: Move) -> int:
+    return scoring.work_value(me, move["profession"], []) if move["type"] == "entice" else view["min_work_value"] - 1
+
+
+def use_enticement(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
+    return _best(moves, lambda m: _entice_value(view, me, m), rng)
+
+
+def split_payout(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
+    """Florins while there are rounds to spend them in, prestige late: keep what the rest of the game needs."""
+    need = 800 * (ROUNDS - view["round"]) + (RESERVE if view["turn"]["actions"] < 2 else 0)
+    spare = me["private"]["cash"] + decision["payout"] - need
+    return {"type": "split_payout", "prestige": max(0, min(spare // PP, len(moves) - 1))}
+
+
+def improvement_value(view: View, me: Player, move: Move) -> int:
+    """What an action that improves the court is worth, net of its price, in florins."""
+    kind, cash = move["type"], me["private"]["cash"]
+    if kind == "build":
+        after = _with(me, buildings=me["buildings"] + [{"kind": move["building"], "squares": move["squares"]}])
+        price = building_price(me)
+        worth = _gain(view, me, after) + ECONOMY["prestige_per_building"] * PP
+    elif kind == "buy_freedom":
+        price, worth = ECONOMY["price_freedom"], _gain(view, me, _with(me, freedoms=me["freedoms"] + [move["freedom"]]))
+    elif kind == "buy_profession":
+        price = ECONOMY["price_profession"]
+        worth = mean(_gain(view, me, _with(me, private_hand=me["private"]["hand"] + [p])) for p in PROFESSIONS)
+    else:
+        price = ECONOMY["price_bonus_card"]
+        hand = me["private"]["hand"]
+        worth = WORK_POINT * mean(max((scoring.bonus_value(c, me, p) for p in hand), default=0) for c in BONUS_CARDS)
+    reserve = RESERVE if view["round"] < ROUNDS else 0
+    return worth - price if cash - price >= reserve else -1
+
+
+def action(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
+    """Entice when it pays, improve the court before publishing, publish the most valuable work."""
+    entices = [m for m in moves if m["type"] == "entice"]
+    if entices:
+        best = _best(entices, lambda m: _entice_value(view, me, m), rng)
+        if _entice_value(view, me, best) >= view["min_work_value"]:
+            return best
+    works = [m for m in moves if m["type"] == "publish"]
+    work = max(works, key=lambda m: (scoring.work_value(me, m["profession"], m["bonus_cards"]), -len(m["bonus_cards"])),
+               default=None)
+    improvements = _first_placement_per_building([m for m in moves if m["type"] in IMPROVEMENTS])
+    scored = [(improvement_value(view, me, m), rng.random(), i) for i, m in enumerate(improvements)]
+    best_improvement = improvements[max(scored)[2]] if scored and max(scored)[0] > 0 else None
+    if work and (view["turn"]["actions"] > 0 or best_improvement is None):
+        return work
+    return best_improvement or work or {"type": "end_turn"}
+
+
+def _first_placement_per_building(moves: list[Move]) -> list[Move]:
+    """One build move per building kind, on its first legal placement: valuing every spot is slow."""
+    seen: set[str] = set()
+    kept = []
+    for move in moves:
+        if move["type"] == "build":
+            if move["building"] in seen:
+                continue
+            seen.add(move["building"])
+        kept.append(move)
+    return kept
+
+
+_DECIDE = {
+    "keep_professions": keep_professions,
+    "open_auction": open_auction,
+    "bid": bid,
+    "place_landscape": place_landscape,
+    "choose_card": choose_card,
+    "use_enticement": use_enticement,
+    "split_payout": split_payout,
+    "action": action,
+}

@@ -1,0 +1,103 @@
+"""Play many games between bots and summarise who wins: a quick check on bots and on the rules.
+
+Game i is drawn from seed S + i, so a run is reproducible and a single odd game can be replayed
+on its own (``--seed S+i --games 1 --save-replay FILE``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from statistics import mean
+from typing import Any
+
+from engine import IllegalMove, get_game
+from engine.bots import BOTS, check_bots
+from engine.bots.play import play_game
+
+GAME = "princes-of-florence"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    game = get_game(GAME)
+    parser.add_argument("--players", type=int, default=4, choices=range(game.min_seats, game.max_seats + 1),
+                        help="seats at the table")
+    parser.add_argument("--games", type=_positive, default=100, help="how many games to play")
+    parser.add_argument("--bots", default="greedy",
+                        help=f"comma-separated bots, one per seat, or one for every seat ({', '.join(BOTS)})")
+    parser.add_argument("--seed", type=int, default=0, help="game i is drawn from seed + i")
+    parser.add_argument("--rotate", action="store_true",
+                        help="move the bots one seat on each game, so that no bot always starts")
+    parser.add_argument("--bidding", choices=("step", "open"), default="step")
+    parser.add_argument("--auction-pass", action="store_true", help="choosers may pass (printed-game option)")
+    parser.add_argument("--save-replay", metavar="FILE", help="write the last game for `palazzo replay`")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def seat_bots(spec: str, seats: int) -> list[str]:
+    """One bot per seat from the --bots list, or its single name for every seat."""
+    names = [name.strip() for name in spec.split(",")]
+    if not all(names) or len(names) not in (1, seats):
+        raise IllegalMove("bad_bots", f"--bots names one bot for all seats or one per seat ({seats}); got {spec!r}")
+    check_bots(names)
+    return names * seats if len(names) == 1 else names
+
+
+def run(args: argparse.Namespace) -> int:
+    game = get_game(GAME)
+    try:
+        bots = seat_bots(args.bots, args.players)
+        options = game.normalize_options(
+            {"seats": args.players, "bidding": args.bidding, "auction_pass": args.auction_pass})
+    except IllegalMove as error:
+        print(f"palazzo simulate: error: {error.message}", file=sys.stderr)
+        return 2
+    wins = {bot: 0 for bot in bots}
+    prestige: dict[str, list[int]] = {bot: [] for bot in bots}
+    decisions = []
+    started = time.perf_counter()
+    for index in range(args.games):
+        seed = args.seed + index
+        setup = game.make_setup(options, seed)
+        shift = index % args.players if args.rotate else 0
+        seated = bots[-shift:] + bots[:-shift] if shift else bots
+        state, moves = play_game(game, options, setup, seated, seed)
+        result = game.result(state)
+        for score in result["scores"]:
+            prestige[seated[score["seat"]]].append(score["prestige"])
+        for seat in result["winners"]:
+            wins[seated[seat]] += 1
+        decisions.append(len(moves))
+        print(f"\r{index + 1}/{args.games} games", end="", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - started
+    print(file=sys.stderr)
+    if args.save_replay:
+        replay = {"game": game.name, "options": options, "setup": setup, "moves": moves, "bots": seated, "seed": seed}
+        _write(args.save_replay, replay)
+    print(summary(bots, args.games, wins, prestige, decisions, elapsed))
+    return 0
+
+
+def _write(path: str, doc: dict[str, Any]) -> None:
+    with open(path, "w", encoding="utf-8") as file:
+        json.dump(doc, file)
+        file.write("\n")
+
+
+def summary(bots: list[str], games: int, wins: dict[str, int], prestige: dict[str, list[int]],
+            decisions: list[int], elapsed: float) -> str:
+    """Wins (shared wins count for every winner) and mean final PP per bot, then the pace."""
+    lines = [f"{games} games, seats: {', '.join(bots)}", f"{'bot':<10}{'seats':>6}{'wins':>7}{'win/seat':>10}{'mean PP':>9}"]
+    for bot in wins:
+        seats = bots.count(bot)
+        lines.append(f"{bot:<10}{seats:>6}{wins[bot]:>7}{wins[bot] / (games * seats):>10.1%}{mean(prestige[bot]):>9.1f}")
+    lines.append(f"decisions per game: {mean(decisions):.0f}")
+    lines.append(f"games per second: {games / elapsed:.1f}")
+    return "\n".join(lines)

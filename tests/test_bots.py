@@ -1,0 +1,102 @@
+"""The bots: legal, complete games, greedy clearly better than random, and blind to hidden information."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import IllegalMove, copy_state, get_game
+from engine.bots import BOTS, choose_move
+from engine.bots.play import play_game
+from engine.pof.data import BONUS_CARDS, PRESTIGE_CARDS, PROFESSIONS
+
+GAME = get_game("princes-of-florence")
+
+
+def _new(seats: int, seed: int, **options):
+    options = GAME.normalize_options({"seats": seats, **options})
+    return options, GAME.make_setup(options, seed)
+
+
+def test_the_random_bot_only_picks_legal_moves():
+    for seed in range(3):
+        options, setup = _new(4, seed, bidding="open", auction_pass=True)
+        state, rng = GAME.new_state(options, setup), random.Random(seed)
+        while GAME.result(state) is None:
+            seat = GAME.pending(state)[0]["seat"]
+            move = choose_move("random", GAME, state, seat, rng)
+            assert move in GAME.legal_moves(state, seat)
+            state, _ = GAME.apply(state, seat, move)
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_greedy_plays_whole_games(seats):
+    for seed, bidding in ((seats, "step"), (seats + 10, "open")):
+        options, setup = _new(seats, seed, bidding=bidding)
+        state, moves = play_game(GAME, options, setup, ["greedy"] * seats, seed)
+        assert GAME.result(state) is not None and len(moves) > 100
+
+
+def test_greedy_clearly_beats_random():
+    """1 greedy and 4 random, greedy moving one seat on each game: a fair share would be 20%."""
+    games, wins = 40, 0
+    for seed in range(games):
+        bots = ["random"] * 5
+        bots[seed % 5] = "greedy"
+        options, setup = _new(5, seed)
+        state, _ = play_game(GAME, options, setup, bots, seed)
+        wins += (seed % 5) in GAME.result(state)["winners"]
+    assert wins / games >= 0.6
+
+
+def test_play_game_is_deterministic_and_replays():
+    options, setup = _new(3, 5)
+    first, moves = play_game(GAME, options, setup, ["greedy", "random", "random"], 5)
+    second, again = play_game(GAME, options, setup, ["greedy", "random", "random"], 5)
+    assert moves == again and first == second
+    state = GAME.new_state(options, setup)
+    for entry in moves:
+        state, _ = GAME.apply(state, entry["seat"], entry["move"])
+    assert state == first
+
+
+def _scramble_hidden(state, seat):
+    """The same game as `seat` sees it, with everything hidden from that seat changed (sizes kept)."""
+    state = copy_state(state)
+    for other in state["players"]:
+        if other["seat"] != seat:
+            private = other["private"]
+            private["cash"] += 1000
+            for key, names in (("hand", PROFESSIONS), ("bonus_cards", BONUS_CARDS), ("prestige_cards", PRESTIGE_CARDS)):
+                private[key] = sorted(names, reverse=True)[: len(private[key])]
+    for name, deck in state["secret"]["decks"].items():
+        state["secret"]["decks"][name] = deck[::-1]
+    for decision in state["pending"]:
+        if decision["seat"] != seat and "private" in decision:
+            decision["private"] = {key: value[::-1] for key, value in decision["private"].items()}
+    return state
+
+
+@pytest.mark.parametrize("bot", BOTS)
+def test_bots_decide_from_what_their_seat_may_see(bot):
+    options, setup = _new(4, 3)
+    state = GAME.new_state(options, setup)
+    rng = random.Random(0)
+    for step in range(400):
+        if GAME.result(state) is not None:
+            break
+        for pending in GAME.pending(state):
+            seat = pending["seat"]
+            seen = choose_move(bot, GAME, state, seat, random.Random(step))
+            assert choose_move(bot, GAME, _scramble_hidden(state, seat), seat, random.Random(step)) == seen
+        seat = GAME.pending(state)[0]["seat"]
+        state, _ = GAME.apply(state, seat, choose_move("greedy" if step % 2 else "random", GAME, state, seat, rng))
+
+
+def test_unknown_bots_are_refused():
+    options, setup = _new(3, 0)
+    with pytest.raises(IllegalMove) as refused:
+        choose_move("clever", GAME, GAME.new_state(options, setup), 0, random.Random(0))
+    assert refused.value.code == "unknown_bot"
+    with pytest.raises(IllegalMove):
+        play_game(GAME, options, setup, ["greedy", "greedy", "nobody"], 0)
