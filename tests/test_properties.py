@@ -1,0 +1,161 @@
+"""Properties that must hold in every game: checked after every move of many random games."""
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import IllegalMove, get_game, redact
+from engine.pof.data import AUCTION_ITEMS, PROFESSIONS
+
+GAME = get_game("princes-of-florence")
+
+
+def strings_in(doc: Any) -> set[str]:
+    """Every string value (not key) in a JSON document."""
+    if isinstance(doc, dict):
+        return {s for v in doc.values() for s in strings_in(v)}
+    if isinstance(doc, list):
+        return {s for v in doc for s in strings_in(v)}
+    return {doc} if isinstance(doc, str) else set()
+
+
+def profession_places(state: dict) -> Counter:
+    """How many places hold each profession: deck, hands, tables, cards dealt or shown, returned."""
+    places: Counter = Counter(state["secret"]["decks"]["professions"])
+    for seat_state in state["players"]:
+        places.update(seat_state["private"]["hand"])
+        places.update(seat_state["played"])
+    for decision in state["pending"]:
+        private = decision.get("private", {})
+        places.update(private.get("dealt", []))
+        if decision.get("deck") == "professions":
+            places.update(private["cards"])
+    for returned in state["secret"]["returned"].values():
+        places.update(returned)
+    return places
+
+
+def secrets_kept_from(state: dict, viewer: int | None) -> set[str]:
+    """Card names the viewer must never see: other seats' hands and offers, and every deck."""
+    public = strings_in([p["works"] for p in state["players"]]) | strings_in([p["played"] for p in state["players"]])
+    hidden: set[str] = set()
+    for seat_state in state["players"]:
+        if seat_state["seat"] != viewer:
+            private = seat_state["private"]
+            hidden |= set(private["hand"]) | set(private["bonus_cards"]) | set(private["prestige_cards"])
+    for decision in state["pending"]:
+        if decision["seat"] != viewer:
+            hidden |= strings_in(decision.get("private", {}))
+    for deck in state["secret"]["decks"].values():
+        hidden |= set(deck)
+    return hidden - public - set(AUCTION_ITEMS)  # the profession "architect" shares a name with an item
+
+
+def check_state(state: dict) -> None:
+    for seat_state in state["players"]:
+        assert seat_state["private"]["cash"] >= 0
+        assert seat_state["prestige"] >= 0
+    assert profession_places(state) == Counter(list(PROFESSIONS)), "every profession is in exactly one place"
+    seats = range(len(state["players"]))
+    for viewer in [*seats, None]:
+        seen = GAME.view(state, viewer)
+        text = json.dumps(seen)
+        assert '"secret"' not in text
+        for other in seats:
+            if other != viewer:
+                assert "private" not in seen["players"][other]
+                assert all("private" not in d for d in seen["pending"] if d["seat"] == other)
+        leaked = secrets_kept_from(state, viewer) & strings_in(seen)
+        assert not leaked, f"viewer {viewer} sees {leaked}"
+
+
+def play_checked(seed: int, options: dict, deep: bool) -> None:
+    """Play a random game, checking invariants after each move; `deep` also checks every legal move."""
+    options = GAME.normalize_options(options)
+    setup = GAME.make_setup(options, seed)
+    state = GAME.new_state(options, setup)
+    rng = random.Random(seed)
+    log, bought, current_round = [], Counter(), 0
+    while GAME.result(state) is None:
+        check_state(state)
+        seat = rng.choice(GAME.pending(state))["seat"]
+        moves = GAME.legal_moves(state, seat)
+        assert moves, "a pending seat always has a legal move"
+        assert GAME.default_move(state, seat) in moves, "the deadline default is a legal move"
+        before = json.dumps(state, sort_keys=True)
+        if deep:
+            for move in rng.sample(moves, min(len(moves), 8)):
+                GAME.apply(state, seat, move)
+        move = rng.choice(moves)
+        state, events = GAME.apply(state, seat, move)
+        assert json.dumps(state, sort_keys=True) != before
+        log.append((seat, move))
+        for event in events:
+            if event["type"] == "round_started":
+                current_round = event["round"]
+            if event["type"] == "auction_won":
+                bought[(current_round, event["seat"])] += 1
+            for viewer in [*range(options["seats"]), None]:
+                if viewer in (event.get("seat"), event.get("private_to")) or event["type"] == "game_over":
+                    continue  # a seat knows cards it saw itself; the final score shows prestige cards
+                redacted = redact(event, viewer) or {}
+                assert not secrets_kept_from(state, viewer) & strings_in(redacted), (viewer, event)
+    assert all(count == 1 for count in bought.values()), "at most one auction item per seat and round"
+    replayed = GAME.new_state(options, setup)
+    for seat, move in log:
+        replayed, _ = GAME.apply(replayed, seat, move)
+    assert replayed == state, "replaying the moves from the setup gives the identical state"
+    assert json.loads(json.dumps(state)) == state, "the state is plain JSON"
+
+
+def test_apply_never_mutates_its_input() -> None:
+    options = GAME.normalize_options({"seats": 5})
+    state = GAME.new_state(options, GAME.make_setup(options, 11))
+    rng = random.Random(11)
+    while GAME.result(state) is None:
+        seat = GAME.pending(state)[0]["seat"]
+        before = json.dumps(state, sort_keys=True)
+        state_after, _ = GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
+        assert json.dumps(state, sort_keys=True) == before
+        state = state_after
+
+
+def test_illegal_moves_change_nothing() -> None:
+    options = GAME.normalize_options({"seats": 4})
+    state = GAME.new_state(options, GAME.make_setup(options, 5))
+    before = json.dumps(state, sort_keys=True)
+    for seat, move in [
+        (0, {"type": "bid", "amount": 300}),
+        (0, {"type": "keep_professions", "professions": ["nobody"]}),
+        (0, {"type": "fly"}),
+        (9, {"type": "end_turn"}),
+        (0, {"type": "keep_professions", "professions": ["a"], "extra": 1}),
+    ]:
+        try:
+            GAME.apply(state, seat, move)
+        except IllegalMove as refused:
+            assert refused.code and refused.message
+        else:
+            raise AssertionError(f"{move} was accepted")
+    assert json.dumps(state, sort_keys=True) == before
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    seats=st.integers(3, 5),
+    bidding=st.sampled_from(["step", "open"]),
+    auction_pass=st.booleans(),
+)
+def test_random_games_keep_every_invariant(seed: int, seats: int, bidding: str, auction_pass: bool) -> None:
+    play_checked(seed, {"seats": seats, "bidding": bidding, "auction_pass": auction_pass}, deep=False)
+
+
+def test_every_listed_legal_move_applies() -> None:
+    for seed in range(3):
+        play_checked(seed, {"seats": 3 + seed}, deep=True)
