@@ -50,8 +50,9 @@ def _gain(view: View, me: Player, after: Player) -> int:
     return WORK_POINT * (potential(view, after) - potential(view, me))
 
 
-def _best(moves: list[Move], score: Callable[[Move], float], rng: random.Random) -> Move:
-    return max(moves, key=lambda move: (score(move), rng.random()))
+def _best(moves: list[Move], score: Callable[[Move], Any], rng: random.Random) -> Move | None:
+    """The best-scoring move, ties broken by the bot's generator; None for no moves."""
+    return max(moves, key=lambda move: (score(move), rng.random()), default=None)
 
 
 def keep_professions(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
@@ -118,8 +119,8 @@ def choose_card(view: View, me: Player, decision: dict, moves: list[Move], rng: 
     if deck == "professions":
         value = {card: scoring.work_value(me, card, []) for card in shown}
     elif deck == "bonus_cards":
-        hand = me["private"]["hand"] or list(PROFESSIONS)[:1]
-        value = {card: max(scoring.bonus_value(card, me, p) for p in hand) for card in shown}
+        hand = me["private"]["hand"]
+        value = {card: max((scoring.bonus_value(card, me, p) for p in hand), default=0) for card in shown}
     else:
         players = view["players"]
         value = {}
@@ -153,14 +154,15 @@ def improvement_value(view: View, me: Player, move: Move) -> int:
         price = building_price(me)
         worth = _gain(view, me, after) + ECONOMY["prestige_per_building"] * PP
     elif kind == "buy_freedom":
-        price, worth = ECONOMY["price_freedom"], _gain(view, me, _with(me, freedoms=me["freedoms"] + [move["freedom"]]))
+        price = ECONOMY["price_freedom"]
+        worth = _gain(view, me, _with(me, freedoms=me["freedoms"] + [move["freedom"]]))
     elif kind == "buy_profession":
         price = ECONOMY["price_profession"]
         worth = mean(_gain(view, me, _with(me, private_hand=me["private"]["hand"] + [p])) for p in PROFESSIONS)
     else:
         price = ECONOMY["price_bonus_card"]
-        hand = me["private"]["hand"]
-        worth = WORK_POINT * mean(max((scoring.bonus_value(c, me, p) for p in hand), default=0) for c in BONUS_CARDS)
+        best_use = [max((scoring.bonus_value(c, me, p) for p in me["private"]["hand"]), default=0) for c in BONUS_CARDS]
+        worth = WORK_POINT * mean(best_use)
     reserve = RESERVE if view["round"] < ROUNDS else 0
     return worth - price if cash - price >= reserve else -1
 
@@ -173,27 +175,19 @@ def action(view: View, me: Player, decision: dict, moves: list[Move], rng: rando
         if _entice_value(view, me, best) >= view["min_work_value"]:
             return best
     works = [m for m in moves if m["type"] == "publish"]
-    work = max(works, key=lambda m: (scoring.work_value(me, m["profession"], m["bonus_cards"]), -len(m["bonus_cards"])),
-               default=None)
-    improvements = _first_placement_per_building([m for m in moves if m["type"] in IMPROVEMENTS])
-    scored = [(improvement_value(view, me, m), rng.random(), i) for i, m in enumerate(improvements)]
-    best_improvement = improvements[max(scored)[2]] if scored and max(scored)[0] > 0 else None
-    if work and (view["turn"]["actions"] > 0 or best_improvement is None):
-        return work
-    return best_improvement or work or {"type": "end_turn"}
-
-
-def _first_placement_per_building(moves: list[Move]) -> list[Move]:
-    """One build move per building kind, on its first legal placement: valuing every spot is slow."""
-    seen: set[str] = set()
-    kept = []
+    work = _best(works, lambda m: (scoring.work_value(me, m["profession"], m["bonus_cards"]), -len(m["bonus_cards"])),
+                 rng)
+    # One build per building kind, on its first legal placement: valuing every spot is slow.
+    firsts: dict[tuple, Move] = {}
     for move in moves:
-        if move["type"] == "build":
-            if move["building"] in seen:
-                continue
-            seen.add(move["building"])
-        kept.append(move)
-    return kept
+        if move["type"] in IMPROVEMENTS:
+            firsts.setdefault((move["type"], move.get("building"), move.get("freedom")), move)
+    values = {key: improvement_value(view, me, move) for key, move in firsts.items()}
+    best = max((key for key in values if values[key] > 0), key=lambda k: (values[k], rng.random()), default=None)
+    improvement = firsts[best] if best else None
+    if work and (view["turn"]["actions"] > 0 or improvement is None):
+        return work
+    return improvement or work or {"type": "end_turn"}
 
 
 _DECIDE = {

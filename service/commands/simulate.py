@@ -45,7 +45,7 @@ def seat_bots(spec: str, seats: int) -> list[str]:
     """One bot per seat from the --bots list, or its single name for every seat."""
     names = [name.strip() for name in spec.split(",")]
     if not all(names) or len(names) not in (1, seats):
-        raise IllegalMove("bad_bots", f"--bots names one bot for all seats or one per seat ({seats}); got {spec!r}")
+        raise IllegalMove("bad_bots", f"--bots names one bot for every seat or one per seat ({seats}): {spec!r}")
     check_bots(names)
     return names * seats if len(names) == 1 else names
 
@@ -78,26 +78,32 @@ def run(args: argparse.Namespace) -> int:
         print(f"\r{index + 1}/{args.games} games", end="", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     print(file=sys.stderr)
-    if args.save_replay:
-        replay = {"game": game.name, "options": options, "setup": setup, "moves": moves, "bots": seated, "seed": seed}
-        _write(args.save_replay, replay)
     print(summary(bots, args.games, wins, prestige, decisions, elapsed))
+    if args.save_replay:
+        record = {"game": game.name, "options": options, "setup": setup, "moves": moves, "bots": seated, "seed": seed}
+        try:
+            _write(args.save_replay, record)
+        except OSError as error:
+            print(f"palazzo simulate: error: cannot write {args.save_replay}: {error.strerror}", file=sys.stderr)
+            return 2
     return 0
 
 
-def _write(path: str, doc: dict[str, Any]) -> None:
+def _write(path: str, record: dict[str, Any]) -> None:
     with open(path, "w", encoding="utf-8") as file:
-        json.dump(doc, file)
+        json.dump(record, file)
         file.write("\n")
 
 
 def summary(bots: list[str], games: int, wins: dict[str, int], prestige: dict[str, list[int]],
             decisions: list[int], elapsed: float) -> str:
     """Wins (shared wins count for every winner) and mean final PP per bot, then the pace."""
-    lines = [f"{games} games, seats: {', '.join(bots)}", f"{'bot':<10}{'seats':>6}{'wins':>7}{'win/seat':>10}{'mean PP':>9}"]
+    lines = [f"{games} games, seats: {', '.join(bots)}",
+             f"{'bot':<10}{'seats':>6}{'wins':>7}{'win/seat':>10}{'mean PP':>9}"]
     for bot in wins:
         seats = bots.count(bot)
-        lines.append(f"{bot:<10}{seats:>6}{wins[bot]:>7}{wins[bot] / (games * seats):>10.1%}{mean(prestige[bot]):>9.1f}")
+        rate = wins[bot] / (games * seats)
+        lines.append(f"{bot:<10}{seats:>6}{wins[bot]:>7}{rate:>10.1%}{mean(prestige[bot]):>9.1f}")
     lines.append(f"decisions per game: {mean(decisions):.0f}")
     lines.append(f"games per second: {games / elapsed:.1f}")
     return "\n".join(lines)
