@@ -141,10 +141,14 @@ class EventOut(Schema):
 
 
 class MoveOut(Schema):
+    """Kept small so that submitting is cheap: GET the game (ETag = version) for the full view."""
+
     version = Int(metadata={"description": "The version this move created."})
     label = fields.String()
     events = fields.List(fields.Dict(), metadata={"description": "What the move did, redacted for you."})
-    game = fields.Nested(GameOut)
+    game_version = Int(metadata={"description": "The version after any bot moves that followed."})
+    status = fields.String()
+    pending = fields.List(fields.Nested(PendingOut))
 
 
 class EventsQuery(Schema):

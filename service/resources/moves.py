@@ -7,7 +7,7 @@ from marshmallow import ValidationError
 from service import games
 from service.problems import Problem
 from service.resources.common import (AUTH, ETAG, IDEMPOTENCY_KEY, IF_MATCH, blueprint, caller, etag,
-                                      expected_version, game_out, seat_of, store)
+                                      expected_version, seat_of, store)
 from service.schemas import LegalMovesOut, MoveIn, MoveOut
 from service.vocabulary import check_move
 from engine.core import redact
@@ -62,11 +62,12 @@ def submit_move(body, game_id):
     if replayed is not None:
         if "body" not in replayed:
             raise Problem(409, "in_progress", "the first request with this Idempotency-Key is still running")
-        return replayed["body"], {**etag(replayed["body"]["version"]), "Idempotent-Replayed": "true"}
-    answer = MoveOut().dump({
+        return replayed["body"], {**etag(replayed["body"]["game_version"]), "Idempotent-Replayed": "true"}
+    answer = {
         "version": version, "label": table.game.describe(move),
-        "events": [redact(event, seat) for event in events], "game": game_out(after, caller()),
-    })
+        "events": [redact(event, seat) for event in events],
+        "game_version": after.version, "status": after.status, "pending": after.pending,
+    }
     if key is not None:
         games.remember_response(store(), game_id, seat, key, answer)
     return answer, etag(after.version)
