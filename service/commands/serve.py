@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", default="var/redis", help="data directory of the local redis-server")
 
 
+def _interrupt(signum, frame) -> None:
+    """SIGTERM stops the server and its redis-server like Ctrl-C does, instead of orphaning them."""
+    raise KeyboardInterrupt
+
+
 def run(args: argparse.Namespace) -> int:
     from service.localredis import LocalRedis
 
+    signal.signal(signal.SIGTERM, _interrupt)
     local = None
     if not os.environ.get("REDIS_URL"):
         conf = REPO / "redis.conf"
