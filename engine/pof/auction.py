@@ -1,8 +1,8 @@
 """Phase A, the auction: every seat buys one item a round; each item kind is sold once a round.
 
 The state's ``auction`` holds ``done`` (seats that bought or sat out this round), ``sold`` (item kinds
-sold this round) and ``lot``: the item under the hammer with its bid, leader, the seats still in, and
-the seat to bid next.
+sold this round) and ``lot``: the item under the hammer with the seat that opened it, its bid, leader,
+the seats still in, and the seat to bid next.
 """
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def open_auction(state: State, seat: int, move: Move, events: list[Event]) -> No
     resolve(state, seat)
     events.append({"type": "auction_opened", "seat": seat, "item": item, "bid": OPENING_BID})
     bidders = [s for s in seats_from(state, seat) if s not in state["auction"]["done"]]
-    lot = {"item": item, "bid": OPENING_BID, "leader": seat, "in": bidders, "to_bid": seat}
+    lot = {"item": item, "chooser": seat, "bid": OPENING_BID, "leader": seat, "in": bidders, "to_bid": seat}
     state["auction"]["lot"] = lot
     for other in bidders[1:]:
         if not can_take(state, other, item):

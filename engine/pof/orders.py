@@ -43,7 +43,8 @@ def bid_for(state: State, seat: int, lot: dict[str, Any], amount: int) -> int | 
     limit = standing["limits"].get(lot["item"])
     if limit is not None:
         return amount if amount <= limit and can_pay(state, seat, amount) else "step_out"
-    return "step_out" if standing["step_out_otherwise"] else None
+    # "step out of every auction unless I am the chooser": the seat that opened this lot is asked.
+    return "step_out" if standing["step_out_otherwise"] and seat != lot.get("chooser") else None
 
 
 def expire(state: State) -> None:
