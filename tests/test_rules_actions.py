@@ -228,7 +228,7 @@ def test_enticing_in_the_own_turn_is_free_and_uses_no_action() -> None:
     two = state["players"][2]
     two["private"]["hand"].remove("historian")
     two["played"].append("historian")
-    two["works"].append({"profession": "historian", "value": 7, "round": 1})
+    two["works"].append({"profession": "historian", "value": 7, "round": 1, "bonus_cards": []})
     state = give(state, 0, enticements=1)
     illegal(state, 1, {"type": "entice", "profession": "historian"}, "not_your_decision")
     assert {"type": "entice", "profession": "historian"} in GAME.legal_moves(state, 0)

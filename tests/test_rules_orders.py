@@ -146,3 +146,9 @@ def test_a_limit_still_binds_the_chooser() -> None:
                                 (1, bid(300)), (2, OUT), (3, bid(400)))
     assert {"type": "stepped_out", "seat": 0, "item": "juggler"} in events
     assert waiting(state) == (1, "bid")
+
+
+def test_no_orders_after_the_last_auction() -> None:
+    state = to_actions(to_round(keep_all(new_game(3)), 7))
+    assert state["round"] == 7 and state["phase"] == "actions"
+    illegal(state, 1, orders({"juggler": 500}), "no_more_auctions")

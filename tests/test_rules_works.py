@@ -45,7 +45,7 @@ def test_work_value_counts_building_landscape_freedom_jugglers_and_person_cards(
     assert (pp(state, 0), cash(state, 0)) == (5, 3300 + 700)
     me = state["players"][0]
     assert me["played"] == ["alchemist"] and me["private"]["hand"] == ["botanist", "physicist"]
-    assert me["works"] == [{"profession": "alchemist", "value": 17, "round": 1}]
+    assert me["works"] == [{"profession": "alchemist", "value": 17, "round": 1, "bonus_cards": []}]
     # the played card still counts: physicist 4 + 4 + 3 (2 in hand + 1 played) = 11
     state, events = play_events(state, (0, publish("physicist")))
     assert events[0]["value"] == 11
@@ -139,7 +139,7 @@ def test_an_enticed_profession_publishes_again_and_the_used_card_counts_for_its_
     two = state["players"][2]
     two["private"]["hand"].remove("historian")
     two["played"].append("historian")
-    two["works"].append({"profession": "historian", "value": 7, "round": 1})
+    two["works"].append({"profession": "historian", "value": 7, "round": 1, "bonus_cards": []})
     state = give(state, 0, enticements=1, landscapes=[("lake", LANDSCAPE_SPOTS["lake"])])
     state = give(state, 2, jugglers=2)
     state = play(state, (0, {"type": "entice", "profession": "historian"}))

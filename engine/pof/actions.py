@@ -112,7 +112,7 @@ def publish(state: State, seat: int, move: Move, events: list[Event]) -> None:
     for card in cards:
         me["private"]["bonus_cards"].remove(card)
     me["played"].append(profession)
-    me["works"].append({"profession": profession, "value": value, "round": state["round"]})
+    me["works"].append({"profession": profession, "value": value, "round": state["round"], "bonus_cards": cards})
     payout = value * ECONOMY["florins_per_work_point"]
     _took_action(state, seat, events, {"type": "work_published", "seat": seat, "profession": profession,
                                        "value": value, "bonus_cards": cards})

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import Event, IllegalMove, Move, State
-from engine.pof.data import AUCTION_ITEMS
+from engine.pof.data import AUCTION_ITEMS, ROUNDS
 from engine.pof.table import can_pay, decision_of, player
 
 
@@ -24,6 +24,8 @@ def set_orders(state: State, seat: int, move: Move, events: list[Event]) -> None
         private["orders"] = None
     else:
         target = state["round"] if state["phase"] in ("professions", "auction") else state["round"] + 1
+        if target > ROUNDS:
+            raise IllegalMove("no_more_auctions", "the last auction is over; standing orders have nothing to act on")
         private["orders"] = {
             "round": target,
             "limits": dict(move["limits"]),
@@ -44,7 +46,7 @@ def bid_for(state: State, seat: int, lot: dict[str, Any], amount: int) -> int | 
     if limit is not None:
         return amount if amount <= limit and can_pay(state, seat, amount) else "step_out"
     # "step out of every auction unless I am the chooser": the seat that opened this lot is asked.
-    return "step_out" if standing["step_out_otherwise"] and seat != lot.get("chooser") else None
+    return "step_out" if standing["step_out_otherwise"] and seat != lot["chooser"] else None
 
 
 def expire(state: State) -> None:
