@@ -9,6 +9,7 @@ from flask import Flask, current_app, g, request
 
 from engine.core import game_names, get_game
 from service import callers
+from service.games import LOAD_FIELDS
 from service.api import ProblemApi
 from service.problems import Problem, render
 from service.resources import events, games, health, host, moves, orders, players
@@ -68,14 +69,22 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _identify() -> None:
-    """Resolve the caller and count the request against his limit, before any API view runs."""
+    """Resolve the caller and count the request against his limit, before any API view runs.
+
+    A path naming a game has that game read in the same Redis round trip; the view takes it with
+    `resources.common.load_game`, so a move costs one read and the commit.
+    """
     if request.endpoint in OPEN_ENDPOINTS or request.endpoint is None:
         return None
     limit, window = current_app.config["RATE_LIMIT"]
+    game_id = (request.view_args or {}).get("game_id")
     try:
-        g.caller = callers.identify(current_app.extensions["palazzo.store"], request, limit, window)
+        g.caller, head = callers.identify(current_app.extensions["palazzo.store"], request, limit, window,
+                                          game_id, LOAD_FIELDS)
     except Problem as problem:
         return render(problem)
+    if head is not None:
+        g.prefetched_game = (game_id, head)
     return None
 
 

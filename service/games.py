@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+import engine.bots
 from engine.core import IllegalMove, get_game, redact
 from service import deadlines, tokens
 from service.problems import Problem
@@ -49,9 +50,16 @@ class Table:
         return bool(self.meta["seats"][seat].get("bot"))
 
 
-def load(store: Store, game_id: str) -> Table:
-    """The game as stored now; raises 404. A pause that has run out ends here, lazily."""
-    raw = store.head(game_id, "meta", "state", "pending")
+LOAD_FIELDS = ("meta", "state", "pending")
+
+
+def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) -> Table:
+    """The game as stored now; raises 404. A pause that has run out ends here, lazily.
+
+    `head` is the game as already read in this request (`store.head(game_id, *LOAD_FIELDS)`, e.g. in
+    the caller's pipeline): it saves the round trip, and the commit's version check still guards it.
+    """
+    raw = head if head is not None else store.head(game_id, *LOAD_FIELDS)
     if raw["version"] is None:
         raise Problem(404, "game_not_found", f"no game {game_id!r}")
     meta = json.loads(raw["meta"])
@@ -172,12 +180,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, idempot
 
 
 def choose_bot_move(bot: str, game: Any, state: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
-    """The engine's bots once they exist; until then a random legal move."""
-    try:
-        from engine.bots import choose_move
-    except ImportError:
-        return rng.choice(game.legal_moves(state, seat))
-    return choose_move(bot, game, state, seat, rng)
+    """The move the named engine bot chooses for the seat."""
+    return engine.bots.choose_move(bot, game, state, seat, rng)
 
 
 def run_bots(store: Store, table: Table) -> Table:
@@ -211,7 +215,7 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], expected
     """
     idem = None
     if idempotency_key:
-        fingerprint = hashlib.sha256(dumps(move).encode()).hexdigest()
+        fingerprint = move_fingerprint(move)
         key = idempotency_key_for(table.id, seat, idempotency_key)
         earlier = store.redis.get(key)
         if earlier is not None:
@@ -237,11 +241,19 @@ def _replayed(record: dict[str, Any], fingerprint: str) -> dict[str, Any]:
     return record
 
 
-def remember_response(store: Store, game_id: str, seat: int, key: str, body: dict[str, Any]) -> None:
-    """Store the first answer under the idempotency key so that retries get it verbatim."""
-    redis_key = idempotency_key_for(game_id, seat, key)
-    record = json.loads(store.redis.get(redis_key) or "{}")
-    store.redis.set(redis_key, dumps({**record, "body": body}), keepttl=True)
+def move_fingerprint(move: dict[str, Any]) -> str:
+    return hashlib.sha256(dumps(move).encode()).hexdigest()
+
+
+def remember_response(store: Store, game_id: str, seat: int, key: str, move: dict[str, Any],
+                      body: dict[str, Any]) -> None:
+    """Store the first answer under the idempotency key so that retries get it verbatim.
+
+    The record the commit wrote holds only the move's fingerprint, so it is rewritten whole (one SET,
+    keeping its expiry) without reading it first.
+    """
+    store.redis.set(idempotency_key_for(game_id, seat, key),
+                    dumps({"fingerprint": move_fingerprint(move), "body": body}), keepttl=True)
 
 
 def play_default(store: Store, game_id: str, seat: int, kind: str | None = None, *, force: bool = False) -> bool:

@@ -58,6 +58,11 @@ def email_key(email_hash: str, part: str) -> str:
     return f"{PREFIX}:email:{email_hash}:{part}"
 
 
+def head_fields(names: tuple[str, ...] | list[str]) -> list[str]:
+    """The hash fields `Store.head` reads: version and status, then `names`."""
+    return ["version", "status", *names]
+
+
 def dumps(doc: Any) -> str:
     return json.dumps(doc, separators=(",", ":"))
 
@@ -88,8 +93,8 @@ class Store:
             pipe.execute()
 
     def head(self, game_id: str, *names: str) -> dict[str, str | None]:
-        values = self.redis.hmget(game_key(game_id, "game"), ["version", "status", *names])
-        return dict(zip(["version", "status", *names], values))
+        fields = head_fields(names)
+        return dict(zip(fields, self.redis.hmget(game_key(game_id, "game"), fields)))
 
     def commit(self, game_id: str, expected: int, *, statuses: tuple[str, ...], fields: dict[str, str],
                log_entry: str = "", events: list[str] = (), idempotency: tuple[str, str] | None = None

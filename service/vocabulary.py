@@ -70,7 +70,13 @@ def check_move(game: Any, move: Any) -> dict[str, Any]:
     schema = schemas_for(game).get(move["type"])
     if schema is None:
         raise ValidationError({"type": [f"Unknown move type; one of {sorted(game.move_types)}."]})
-    return schema().load(move)
+    loader = _LOADERS.get(schema)
+    if loader is None:
+        loader = _LOADERS.setdefault(schema, schema())
+    return loader.load(move)
+
+
+_LOADERS: dict[type[Schema], Schema] = {}  # one instance per move schema: building one costs more than a load
 
 
 class MoveField(fields.Field):

@@ -32,6 +32,17 @@ def caller() -> Caller:
     return g.caller
 
 
+def load_game(game_id: str) -> games.Table:
+    """The game named in the path: the copy read with the caller's token (once), else a fresh read.
+
+    Only the first load of a request takes the prefetched copy; a view that loads again (to retry
+    after a stale commit, say) reads Redis anew.
+    """
+    prefetched = g.pop("prefetched_game", None)
+    head = prefetched[1] if prefetched is not None and prefetched[0] == game_id else None
+    return games.load(store(), game_id, head)
+
+
 def viewer(table: games.Table, who: Caller) -> tuple[str, int | None]:
     """The caller's role at this game and his seat: seat tokens and player tokens act for a seat."""
     if who.kind == "seat":

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from service import games
-from service.resources.common import AUTH, blueprint, caller, store, viewer
+from service.resources.common import AUTH, blueprint, caller, load_game, store, viewer
 from service.schemas import EventPageOut, EventsQuery
 
 blp = blueprint("events", "What happened in a game, in order, redacted for the caller.")
@@ -15,7 +15,7 @@ blp = blueprint("events", "What happened in a game, in order, redacted for the c
 @blp.doc(security=AUTH)
 def read_events(query, game_id):
     """Events with seq greater than `after`, oldest first; pass `next_after` back to resume."""
-    table = games.load(store(), game_id)
+    table = load_game(game_id)
     _, seat = viewer(table, caller())
     events, total = games.events_for(store(), game_id, seat, query["after"], query["limit"])
     last = events[-1]["seq"] if events else min(query["after"], total)

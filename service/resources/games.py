@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from service import games
 from service.callers import Caller
-from service.resources.common import AUTH, ETAG, blueprint, caller, etag, game_out, store
+from service.resources.common import AUTH, ETAG, blueprint, caller, etag, game_out, load_game, store
 from service.schemas import CreatedOut, GameIn, GameOut
 
 blp = blueprint("games", "Create a game and read it as a seat, the host or a spectator.")
@@ -27,5 +27,5 @@ def create_game(spec):
 @blp.doc(security=AUTH)
 def read_game(game_id):
     """The game for the caller: the engine's view for his seat, pending decisions, the version."""
-    table = games.load(store(), game_id)
+    table = load_game(game_id)
     return game_out(table, caller()), etag(table.version)

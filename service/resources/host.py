@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from service import games
-from service.resources.common import AUTH, ETAG, blueprint, caller, etag, game_out, host_of, store
+from service.resources.common import AUTH, ETAG, blueprint, caller, etag, game_out, host_of, load_game, store
 from service.schemas import GameOut, PauseIn, SeatIn, SeatReplacedOut
 
 blp = blueprint("host", "What only the host of a game may do.")
@@ -16,7 +16,7 @@ def _documented(func):
 
 
 def _hosted(game_id: str) -> games.Table:
-    table = games.load(store(), game_id)
+    table = load_game(game_id)
     host_of(table, caller())
     return table
 

@@ -10,7 +10,8 @@ from flask import request
 from service import games
 from service.problems import Problem
 from service.store import Committed
-from service.resources.common import AUTH, IF_MATCH, blueprint, caller, expected_version, seat_of, store
+from service.resources.common import (AUTH, IF_MATCH, blueprint, caller, expected_version, load_game, seat_of,
+                                      store)
 from service.schemas import OrdersIn, OrdersOut
 
 blp = blueprint("orders", "The caller's standing auction orders, private to him.")
@@ -28,7 +29,7 @@ def _set(game_id: str, move: dict) -> dict:
     """Submit set_orders at the named version, or, without one, at whatever version is current."""
     named = request.headers.get("If-Match") is not None
     for _ in range(ATTEMPTS):
-        table = games.load(store(), game_id)
+        table = load_game(game_id)
         seat = seat_of(table, caller())
         if named and expected_version(None) != table.version:
             raise games.refused(Committed("stale", table.version))
@@ -49,7 +50,7 @@ def _set(game_id: str, move: dict) -> dict:
 @blp.doc(security=AUTH)
 def read_orders(game_id):
     """The caller's current standing orders."""
-    table = games.load(store(), game_id)
+    table = load_game(game_id)
     seat = seat_of(table, caller())
     return {"version": table.version, "orders": _orders(table, seat)}
 
