@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from flask import Flask, current_app, g, request
+from flask.sessions import SessionInterface
 
 from engine.core import game_names, get_game
 from service import callers
@@ -46,6 +47,20 @@ def served_games(names: list[str]) -> list[Any]:
     return found
 
 
+class NoSessions(SessionInterface):
+    """Callers prove who they are with bearer tokens; Flask's signed-cookie session is never used.
+
+    Flask would otherwise build a signing serializer to open a session on every request. With this,
+    each request gets Flask's NullSession, which refuses writes, and no Set-Cookie is ever sent.
+    """
+
+    def open_session(self, app, request):
+        return None
+
+    def save_session(self, app, session, response):
+        return None
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask("palazzo")
     app.config.update(
@@ -57,6 +72,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(config or {})
     app.json.sort_keys = False
+    app.session_interface = NoSessions()
     app.extensions["palazzo.store"] = Store(connect(app.config["REDIS_URL"]))
     api = ProblemApi(app)
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",

@@ -311,15 +311,17 @@ def pause(store: Store, table: Table, hours: int) -> Table:
 
 
 def resume(store: Store, table: Table) -> Table:
-    """End a pause; every deadline moves later by the time the game stood still."""
+    """End a pause; every deadline moves later by the time the game stood still (409 if not paused)."""
+    if table.status != PAUSED:
+        raise refused(Committed("status", table.version, table.status))
     now = deadlines.now()
     paused_for = now - deadlines.parse(table.meta["paused_at"])
     meta = {**table.meta, "paused_at": None, "paused_until": None}
     try:
         table = _host_change(store, table, (PAUSED,), status=RUNNING, meta=meta,
                              pending=deadlines.shift(table.pending, paused_for), event={"type": "game_resumed"})
-    except Problem as refused:
-        if refused.code != "stale_version":
+    except Problem as problem:
+        if problem.code != "stale_version":
             raise
         return load(store, table.id)
     return run_bots(store, table)

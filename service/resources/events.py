@@ -9,7 +9,7 @@ blp = blueprint("events", "What happened in a game, in order, redacted for the c
 
 
 @blp.route("/games/<game_id>/events", methods=["GET"])
-@blp.arguments(EventsQuery, location="query")
+@blp.arguments(EventsQuery(), location="query")
 @blp.response(200, EventPageOut)
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=AUTH)

@@ -10,7 +10,7 @@ blp = blueprint("games", "Create a game and read it as a seat, the host or a spe
 
 
 @blp.route("/games", methods=["POST"])
-@blp.arguments(GameIn)
+@blp.arguments(GameIn())
 @blp.response(201, CreatedOut, headers=ETAG)
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @blp.doc(security=AUTH)

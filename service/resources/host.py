@@ -31,7 +31,7 @@ def start_game(game_id):
 
 
 @blp.route("/games/<game_id>/pause", methods=["POST"])
-@blp.arguments(PauseIn)
+@blp.arguments(PauseIn())
 @blp.response(200, GameOut, headers=ETAG)
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @_documented
@@ -60,7 +60,7 @@ def cancel_game(game_id):
 
 
 @blp.route("/games/<game_id>/seats/<int:seat>", methods=["PUT"])
-@blp.arguments(SeatIn)
+@blp.arguments(SeatIn())
 @blp.response(200, SeatReplacedOut)
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @_documented

@@ -38,7 +38,7 @@ def legal_moves(game_id):
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
-@blp.arguments(MoveIn)
+@blp.arguments(MoveIn())
 @blp.response(200, MoveOut, headers=ETAG)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")

@@ -56,7 +56,7 @@ def read_orders(game_id):
 
 
 @blp.route("/games/<game_id>/orders", methods=["PUT"])
-@blp.arguments(OrdersIn)
+@blp.arguments(OrdersIn())
 @blp.response(200, OrdersOut)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")

@@ -51,7 +51,7 @@ def my_turns():
 
 
 @blp.route("/sign-in", methods=["POST"])
-@blp.arguments(SignInIn)
+@blp.arguments(SignInIn())
 @blp.response(202, AcceptedOut)
 def sign_in(body):
     """Email a sign-in link to this address if it plays here; always 202, so it reveals nothing."""
@@ -66,7 +66,7 @@ def sign_in(body):
 
 
 @blp.route("/sign-in/redeem", methods=["POST"])
-@blp.arguments(RedeemIn)
+@blp.arguments(RedeemIn())
 @blp.response(201, PlayerOut)
 @blp.alt_response(403, response="FORBIDDEN")
 def redeem(body):
