@@ -93,6 +93,7 @@ def _identify() -> None:
     if request.endpoint in OPEN_ENDPOINTS or request.endpoint is None:
         return None
     limit, window = current_app.config["RATE_LIMIT"]
+    g.pop("prefetched_game", None)  # never a copy from an earlier request sharing this app context
     game_id = (request.view_args or {}).get("game_id")
     try:
         g.caller, head = callers.identify(current_app.extensions["palazzo.store"], request, limit, window,
