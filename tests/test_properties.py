@@ -6,10 +6,12 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import IllegalMove, get_game, redact
+from engine.bots import choose_move
 from engine.pof.data import AUCTION_ITEMS, PROFESSIONS
 
 GAME = get_game("princes-of-florence")
@@ -113,15 +115,22 @@ def play_checked(seed: int, options: dict, deep: bool) -> None:
     assert json.loads(json.dumps(state)) == state, "the state is plain JSON"
 
 
-def test_apply_never_mutates_its_input() -> None:
-    options = GAME.normalize_options({"seats": 5})
+@pytest.mark.parametrize("bots, options", [
+    (["random"] * 5, {"seats": 5}),
+    (["greedy", "random", "greedy", "random"], {"seats": 4, "bidding": "open", "auction_pass": True}),
+    (["greedy"] * 3, {"seats": 3}),
+])
+def test_apply_never_mutates_its_input(bots: list[str], options: dict) -> None:
+    """`fork` shares lists with the input state: any change in place would show here."""
+    options = GAME.normalize_options(options)
     state = GAME.new_state(options, GAME.make_setup(options, 11))
     rng = random.Random(11)
     while GAME.result(state) is None:
         seat = GAME.pending(state)[0]["seat"]
         before = json.dumps(state, sort_keys=True)
-        state_after, _ = GAME.apply(state, seat, rng.choice(GAME.legal_moves(state, seat)))
-        assert json.dumps(state, sort_keys=True) == before
+        move = choose_move(bots[seat], GAME, state, seat, rng)
+        state_after, _ = GAME.apply(state, seat, move)
+        assert json.dumps(state, sort_keys=True) == before, move
         state = state_after
 
 

@@ -11,7 +11,7 @@ from engine.core import Event, IllegalMove, Move, State
 from engine.pof import auction, orders, scoring, yard
 from engine.pof.choices import entice_moves
 from engine.pof.data import BUILDINGS, ECONOMY, FREEDOMS, MIN_WORK_VALUE, ROUNDS
-from engine.pof.table import deck_size, decide, draw, player, resolve, spend
+from engine.pof.table import add, deck_size, decide, draw, player, resolve, spend, take
 
 ACTIONS_PER_TURN = ECONOMY["actions_per_turn"]
 ONCE_A_TURN = ("freedom", "profession")
@@ -70,7 +70,7 @@ def buy_freedom(state: State, seat: int, move: Move, events: list[Event]) -> Non
         raise IllegalMove("freedom_unavailable", f"you own {freedom} already, or none is left")
     spend(state, seat, ECONOMY["price_freedom"])
     state["supply"]["freedoms"][freedom] -= 1
-    player(state, seat)["freedoms"].append(freedom)
+    add(player(state, seat), "freedoms", freedom)
     _took_action(state, seat, events, {"type": "freedom_bought", "seat": seat, "freedom": freedom})
 
 
@@ -92,7 +92,7 @@ def build(state: State, seat: int, move: Move, events: list[Event]) -> None:
     squares = yard.check_placement(me, kind, move["squares"])
     spend(state, seat, building_price(me))
     state["supply"]["buildings"][kind] -= 1
-    me["buildings"].append({"kind": kind, "squares": squares})
+    add(me, "buildings", {"kind": kind, "squares": squares})
     me["prestige"] += ECONOMY["prestige_per_building"]
     _took_action(state, seat, events, {"type": "built", "seat": seat, "building": kind, "squares": squares})
 
@@ -108,11 +108,10 @@ def publish(state: State, seat: int, move: Move, events: list[Event]) -> None:
     least = MIN_WORK_VALUE[state["round"] - 1]
     if value < least:
         raise IllegalMove("work_too_weak", f"this work is worth {value}; round {state['round']} needs {least}")
-    me["private"]["hand"].remove(profession)
-    for card in cards:
-        me["private"]["bonus_cards"].remove(card)
-    me["played"].append(profession)
-    me["works"].append({"profession": profession, "value": value, "round": state["round"], "bonus_cards": cards})
+    take(me["private"], "hand", profession)
+    me["private"]["bonus_cards"] = [card for card in me["private"]["bonus_cards"] if card not in cards]
+    add(me, "played", profession)
+    add(me, "works", {"profession": profession, "value": value, "round": state["round"], "bonus_cards": cards})
     payout = value * ECONOMY["florins_per_work_point"]
     _took_action(state, seat, events, {"type": "work_published", "seat": seat, "profession": profession,
                                        "value": value, "bonus_cards": cards})

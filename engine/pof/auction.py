@@ -11,7 +11,7 @@ from typing import Any
 from engine.core import Event, IllegalMove, Move, State
 from engine.pof import orders, yard
 from engine.pof.data import AUCTION_ITEMS, ECONOMY, LANDSCAPES, SUPPLY
-from engine.pof.table import can_pay, deck_size, decide, draw, pay, player, resolve, seats_from
+from engine.pof.table import add, can_pay, decide, deck_size, draw, pay, player, resolve, seats_from, take
 
 OPENING_BID = ECONOMY["auction_opening_bid"]
 STEP = ECONOMY["auction_step"]
@@ -62,7 +62,7 @@ def step(state: State, events: list[Event]) -> None:
         actions.start(state, events)
         return
     if not takeable(state, chooser) or not can_pay(state, chooser, OPENING_BID):
-        auction["done"].append(chooser)
+        add(auction, "done", chooser)
         events.append({"type": "sat_out", "seat": chooser, "reason": "nothing the seat can take or pay for"})
         return
     decide(state, chooser, "open_auction")
@@ -102,7 +102,7 @@ def pass_auction(state: State, seat: int, move: Move, events: list[Event]) -> No
     if not state["options"]["auction_pass"]:
         raise IllegalMove("pass_not_allowed", "the chooser must open an auction (the auction_pass option is off)")
     resolve(state, seat)
-    state["auction"]["done"].append(seat)
+    add(state["auction"], "done", seat)
     events.append({"type": "sat_out", "seat": seat, "reason": "passed"})
 
 
@@ -133,7 +133,7 @@ def _raise(state: State, seat: int, amount: int, events: list[Event]) -> None:
 
 def _step_out(state: State, seat: int, events: list[Event], reason: str | None = None) -> None:
     lot = state["auction"]["lot"]
-    lot["in"].remove(seat)
+    take(lot, "in", seat)
     event = {"type": "stepped_out", "seat": seat, "item": lot["item"]}
     if reason:
         event["reason"] = reason
@@ -163,8 +163,8 @@ def _sell(state: State, seat: int, item: str, price: int, events: list[Event]) -
     """The leader buys: he pays, the item takes effect, and maybe a follow-up decision is his."""
     auction = state["auction"]
     auction["lot"] = None
-    auction["done"].append(seat)
-    auction["sold"].append(item)
+    add(auction, "done", seat)
+    add(auction, "sold", item)
     pay(state, seat, price, events)
     events.append({"type": "auction_won", "seat": seat, "item": item, "price": price})
     buyer = player(state, seat)

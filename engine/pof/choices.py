@@ -7,7 +7,7 @@ from itertools import combinations, permutations
 from engine.core import Event, IllegalMove, Move, State
 from engine.pof import yard
 from engine.pof.data import ECONOMY
-from engine.pof.table import decision_of, player, put_under, resolve
+from engine.pof.table import add, decision_of, player, put_under, resolve, take
 
 KEPT = ECONOMY["start_professions_kept"]
 PRESTIGE_PER_EXTRA_LANDSCAPE = ECONOMY["prestige_per_extra_landscape_of_a_type"]
@@ -60,7 +60,7 @@ def place_landscape(state: State, seat: int, move: Move, events: list[Event]) ->
     squares = yard.check_placement(owner, kind, move["squares"])
     resolve(state, seat)
     repeat = any(placed["kind"] == kind for placed in owner["landscapes"])
-    owner["landscapes"].append({"kind": kind, "squares": squares})
+    add(owner, "landscapes", {"kind": kind, "squares": squares})
     events.append({"type": "landscape_placed", "seat": seat, "kind": kind, "squares": squares})
     if repeat:
         owner["prestige"] += PRESTIGE_PER_EXTRA_LANDSCAPE
@@ -84,7 +84,7 @@ def choose_card(state: State, seat: int, move: Move, events: list[Event]) -> Non
         raise IllegalMove("bad_order", f"return_order must list each card not kept once: {rest}")
     resolve(state, seat)
     hand = {"professions": "hand", "bonus_cards": "bonus_cards", "prestige_cards": "prestige_cards"}[deck]
-    player(state, seat)["private"][hand].append(move["card"])
+    add(player(state, seat)["private"], hand, move["card"])
     put_under(state, deck, move["return_order"])
     events.append({"type": "card_chosen", "seat": seat, "deck": deck,
                    "private": {"card": move["card"], "returned": move["return_order"]}})
@@ -109,10 +109,10 @@ def entice(state: State, seat: int, move: Move, events: list[Event]) -> None:
     owner, enticer = player(state, owners[move["profession"]]), player(state, seat)
     if decision_of(state, seat)["kind"] == "use_enticement":
         resolve(state, seat)
-    owner["played"].remove(move["profession"])
+    take(owner, "played", move["profession"])
     owner["enticements_received"] += 1
     enticer["private"]["enticements"] -= 1
-    enticer["private"]["hand"].append(move["profession"])
+    add(enticer["private"], "hand", move["profession"])
     events.append({"type": "enticed", "seat": seat, "from_seat": owner["seat"], "profession": move["profession"]})
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.core import Event, IllegalMove, Move, State
 from engine.pof.data import AUCTION_ITEMS, ROUNDS
-from engine.pof.table import can_pay, decision_of, player
+from engine.pof.table import can_pay, decision_of, player, take
 
 
 def set_orders(state: State, seat: int, move: Move, events: list[Event]) -> None:
@@ -34,7 +34,7 @@ def set_orders(state: State, seat: int, move: Move, events: list[Event]) -> None
     events.append({"type": "orders_set", "private_to": seat, "orders": private["orders"]})
     decision = decision_of(state, seat)
     if decision is not None and decision["kind"] == "bid":
-        state["pending"].remove(decision)  # the auction step re-asks, and the new orders answer
+        take(state, "pending", decision)  # the auction step re-asks, and the new orders answer
 
 
 def bid_for(state: State, seat: int, lot: dict[str, Any], amount: int) -> int | str | None:
