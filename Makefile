@@ -8,11 +8,11 @@ setup:
 	$(PYTHON) -m pip install -q -e ".[test]"
 
 run: setup
-	palazzo serve
+	$(PYTHON) -m service.cli serve
 
 test: setup
 	$(PYTHON) -m pytest
 
 bench: setup
-	$(PYTHON) benchmarks/engine.py
+	$(PYTHON) -m benchmarks.engine
 	$(PYTHON) benchmarks/api.py
