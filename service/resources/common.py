@@ -1,7 +1,7 @@
 """What every resource needs: the store, the caller, his seat at a game, and the game as he sees it."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from flask import current_app, g, request
 from flask_smorest import Blueprint
@@ -18,6 +18,19 @@ IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": False,
                    "schema": {"type": "string", "maxLength": 200},
                    "description": "A retry with the same key returns the first response and moves nothing."}
 ETAG = {"ETag": {"description": "The game version, quoted", "schema": {"type": "string"}}}
+
+
+PROBLEMS = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT",
+            422: "UNPROCESSABLE_ENTITY", 428: "PRECONDITION_REQUIRED"}
+
+
+def documented(blp: Blueprint, *statuses: int, parameters: list[dict] | None = None) -> Callable:
+    """Publish the problem responses a route can give, its token security and extra header parameters."""
+    def decorate(view: Callable) -> Callable:
+        for status in statuses:
+            view = blp.alt_response(status, response=PROBLEMS[status])(view)
+        return blp.doc(security=AUTH, **({"parameters": parameters} if parameters else {}))(view)
+    return decorate
 
 
 def blueprint(name: str, description: str) -> Blueprint:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from service import games
-from service.resources.common import AUTH, blueprint, caller, load_game, store, viewer
+from service.resources.common import blueprint, caller, documented, load_game, store, viewer
 from service.schemas import EventPageOut, EventsQuery
 
 blp = blueprint("events", "What happened in a game, in order, redacted for the caller.")
@@ -11,8 +11,7 @@ blp = blueprint("events", "What happened in a game, in order, redacted for the c
 @blp.route("/games/<game_id>/events", methods=["GET"])
 @blp.arguments(EventsQuery(), location="query")
 @blp.response(200, EventPageOut)
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=AUTH)
+@documented(blp, 404)
 def read_events(query, game_id):
     """Events with seq greater than `after`, oldest first; pass `next_after` back to resume."""
     table = load_game(game_id)

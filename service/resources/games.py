@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from service import games
 from service.callers import Caller
-from service.resources.common import AUTH, ETAG, blueprint, caller, etag, game_out, load_game, store
+from service.resources.common import ETAG, blueprint, caller, documented, etag, game_out, load_game, store
 from service.schemas import CreatedOut, GameIn, GameOut
 
 blp = blueprint("games", "Create a game and read it as a seat, the host or a spectator.")
@@ -12,8 +12,7 @@ blp = blueprint("games", "Create a game and read it as a seat, the host or a spe
 @blp.route("/games", methods=["POST"])
 @blp.arguments(GameIn())
 @blp.response(201, CreatedOut, headers=ETAG)
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(security=AUTH)
+@documented(blp, 422)
 def create_game(spec):
     """Create a game in status open; the host starts it. Seat, host and player tokens appear only here."""
     table, issued = games.create(store(), spec)
@@ -23,8 +22,7 @@ def create_game(spec):
 
 @blp.route("/games/<game_id>", methods=["GET"])
 @blp.response(200, GameOut, headers=ETAG)
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=AUTH)
+@documented(blp, 404)
 def read_game(game_id):
     """The game for the caller: the engine's view for his seat, pending decisions, the version."""
     table = load_game(game_id)

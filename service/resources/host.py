@@ -2,19 +2,10 @@
 from __future__ import annotations
 
 from service import games
-from service.resources.common import AUTH, ETAG, blueprint, caller, etag, game_out, host_of, load_game, store
+from service.resources.common import ETAG, blueprint, caller, documented, etag, game_out, host_of, load_game, store
 from service.schemas import GameOut, PauseIn, SeatIn, SeatReplacedOut
 
 blp = blueprint("host", "What only the host of a game may do.")
-ERRORS = [(401, "UNAUTHORIZED"), (403, "FORBIDDEN"), (404, "NOT_FOUND"), (409, "CONFLICT")]
-
-
-def _documented(func):
-    for status, name in ERRORS:
-        func = blp.alt_response(status, response=name)(func)
-    return blp.doc(security=AUTH)(func)
-
-
 def _hosted(game_id: str) -> games.Table:
     table = load_game(game_id)
     host_of(table, caller())
@@ -23,7 +14,7 @@ def _hosted(game_id: str) -> games.Table:
 
 @blp.route("/games/<game_id>/start", methods=["POST"])
 @blp.response(200, GameOut, headers=ETAG)
-@_documented
+@documented(blp, 401, 403, 404, 409)
 def start_game(game_id):
     """Start an open game: deadlines begin to run and bot seats move."""
     table = games.start(store(), _hosted(game_id))
@@ -33,8 +24,7 @@ def start_game(game_id):
 @blp.route("/games/<game_id>/pause", methods=["POST"])
 @blp.arguments(PauseIn())
 @blp.response(200, GameOut, headers=ETAG)
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@_documented
+@documented(blp, 401, 403, 404, 409, 422)
 def pause_game(body, game_id):
     """Pause a running game for 1-168 hours, at most 3 times a game; it resumes by itself."""
     table = games.pause(store(), _hosted(game_id), body["hours"])
@@ -43,7 +33,7 @@ def pause_game(body, game_id):
 
 @blp.route("/games/<game_id>/resume", methods=["POST"])
 @blp.response(200, GameOut, headers=ETAG)
-@_documented
+@documented(blp, 401, 403, 404, 409)
 def resume_game(game_id):
     """Resume a paused game; every deadline moves later by the time it stood still."""
     table = games.resume(store(), _hosted(game_id))
@@ -52,7 +42,7 @@ def resume_game(game_id):
 
 @blp.route("/games/<game_id>/cancel", methods=["POST"])
 @blp.response(200, GameOut, headers=ETAG)
-@_documented
+@documented(blp, 401, 403, 404, 409)
 def cancel_game(game_id):
     """Cancel the game for good; nobody can move any more."""
     table = games.cancel(store(), _hosted(game_id))
@@ -62,8 +52,7 @@ def cancel_game(game_id):
 @blp.route("/games/<game_id>/seats/<int:seat>", methods=["PUT"])
 @blp.arguments(SeatIn())
 @blp.response(200, SeatReplacedOut)
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@_documented
+@documented(blp, 401, 403, 404, 409, 422)
 def replace_seat(player, game_id, seat):
     """Hand a seat to another player or a bot; the old seat token stops working, a new one is shown once."""
     table, issued = games.replace_seat(store(), _hosted(game_id), seat, player)

@@ -6,7 +6,7 @@ from marshmallow import ValidationError
 
 from service import games
 from service.problems import Problem
-from service.resources.common import (AUTH, ETAG, IDEMPOTENCY_KEY, IF_MATCH, blueprint, caller, etag,
+from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, blueprint, caller, documented, etag,
                                       expected_version, load_game, seat_of, store)
 from service.schemas import LegalMovesOut, MoveIn, MoveOut, PendingOut
 from service.vocabulary import check_move
@@ -19,10 +19,7 @@ PENDING_KEYS = tuple(PendingOut._declared_fields)
 
 @blp.route("/games/<game_id>/moves", methods=["GET"])
 @blp.response(200, LegalMovesOut, headers=ETAG)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=AUTH)
+@documented(blp, 401, 403, 404)
 def legal_moves(game_id):
     """Every move the caller's seat may make now, labelled; free moves are listed by type."""
     table = load_game(game_id)
@@ -40,13 +37,7 @@ def legal_moves(game_id):
 @blp.route("/games/<game_id>/moves", methods=["POST"])
 @blp.arguments(MoveIn())
 @blp.response(200, MoveOut, headers=ETAG)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(409, response="CONFLICT")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.alt_response(428, response="PRECONDITION_REQUIRED")
-@blp.doc(security=AUTH, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
+@documented(blp, 401, 403, 404, 409, 422, 428, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
 def submit_move(body, game_id):
     """Submit one move made against a version; stale gets 409, illegal gets 422 with the engine's code."""
     table = load_game(game_id)

@@ -10,8 +10,8 @@ from flask import request
 from service import games
 from service.problems import Problem
 from service.store import Committed
-from service.resources.common import (AUTH, IF_MATCH, blueprint, caller, expected_version, load_game, seat_of,
-                                      store)
+from service.resources.common import (IF_MATCH, blueprint, caller, documented, expected_version, load_game,
+                                      seat_of, store)
 from service.schemas import OrdersIn, OrdersOut
 
 blp = blueprint("orders", "The caller's standing auction orders, private to him.")
@@ -44,10 +44,7 @@ def _set(game_id: str, move: dict) -> dict:
 
 @blp.route("/games/<game_id>/orders", methods=["GET"])
 @blp.response(200, OrdersOut)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=AUTH)
+@documented(blp, 401, 403, 404)
 def read_orders(game_id):
     """The caller's current standing orders."""
     table = load_game(game_id)
@@ -58,12 +55,7 @@ def read_orders(game_id):
 @blp.route("/games/<game_id>/orders", methods=["PUT"])
 @blp.arguments(OrdersIn())
 @blp.response(200, OrdersOut)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(409, response="CONFLICT")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(security=AUTH, parameters=[IF_MATCH])
+@documented(blp, 401, 403, 404, 409, 422, parameters=[IF_MATCH])
 def set_orders(orders, game_id):
     """Replace the caller's standing orders (If-Match optional: orders do not depend on the board)."""
     return _set(game_id, {"type": "set_orders", **orders})
@@ -71,12 +63,7 @@ def set_orders(orders, game_id):
 
 @blp.route("/games/<game_id>/orders", methods=["DELETE"])
 @blp.response(200, OrdersOut)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.alt_response(403, response="FORBIDDEN")
-@blp.alt_response(404, response="NOT_FOUND")
-@blp.alt_response(409, response="CONFLICT")
-@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-@blp.doc(security=AUTH, parameters=[IF_MATCH])
+@documented(blp, 401, 403, 404, 409, 422, parameters=[IF_MATCH])
 def cancel_orders(game_id):
     """Cancel the caller's standing orders."""
     return _set(game_id, {"type": "set_orders", "limits": {}, "step_out_otherwise": False})

@@ -8,7 +8,7 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from service import mailbox, tokens
 from service.problems import Problem
-from service.resources.common import AUTH, blueprint, caller, store
+from service.resources.common import blueprint, caller, documented, store
 from service.schemas import AcceptedOut, PlayerOut, RedeemIn, SignInIn, TurnsOut
 from service.store import email_key, game_key
 
@@ -22,8 +22,7 @@ def _signer() -> URLSafeTimedSerializer:
 
 @blp.route("/me/turns", methods=["GET"])
 @blp.response(200, TurnsOut)
-@blp.alt_response(401, response="UNAUTHORIZED")
-@blp.doc(security=AUTH)
+@documented(blp, 401)
 def my_turns():
     """The decisions waiting for the caller in all his games, most urgent deadline first."""
     who = caller()
