@@ -130,6 +130,8 @@ def _register_player(store: Store, email_hash: str, email: str, game_id: str, se
 
 def _entry(version: int, by: int | None, event: dict[str, Any], timeout: bool = False) -> str:
     entry = {"version": version, "at": deadlines.stamp(deadlines.now()), "by": by, "event": event}
+    if "private_to" in event:
+        entry["private_to"] = event["private_to"]  # others must not learn even that it happened, nor who
     if timeout:
         entry["timeout"] = True
     return dumps(entry)
@@ -365,8 +367,12 @@ def replay(store: Store, game_id: str) -> dict[str, Any]:
     return state
 
 
-def events_for(store: Store, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[list, int]:
-    """The event feed redacted for the viewer."""
+def events_for(store: Store, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[list, int, int]:
+    """A page of the feed redacted for the viewer, the seq to resume after, and the feed's length.
+
+    The cursor counts the entries the viewer may not see too, so a page of hidden entries still moves on.
+    """
     entries, total = store.events(game_id, after, limit)
-    return [redact(entry, viewer) for entry in entries], total
+    last = entries[-1]["seq"] if entries else min(after, total)
+    return redact(entries, viewer), last, total
 

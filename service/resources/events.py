@@ -16,6 +16,5 @@ def read_events(query, game_id):
     """Events with seq greater than `after`, oldest first; pass `next_after` back to resume."""
     table = load_game(game_id)
     _, seat = viewer(table, caller())
-    events, total = games.events_for(store(), game_id, seat, query["after"], query["limit"])
-    last = events[-1]["seq"] if events else min(query["after"], total)
+    events, last, total = games.events_for(store(), game_id, seat, query["after"], query["limit"])
     return {"events": events, "next_after": last, "more": last < total}
