@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.core import Event, IllegalMove, Move, State
 from engine.pof import orders, yard
+from engine.pof.choices import entice_targets
 from engine.pof.data import AUCTION_ITEMS, ECONOMY, LANDSCAPES, SUPPLY
 from engine.pof.table import add, can_pay, decide, deck_size, draw, pay, player, resolve, seats_from, take
 
@@ -38,8 +39,18 @@ def takeable(state: State, seat: int) -> list[str]:
     return [item for item in AUCTION_ITEMS if can_take(state, seat, item)]
 
 
+def next_chooser(state: State) -> int | None:
+    """The first seat from the start player that has not bought this round; None ends Phase A."""
+    done = state["auction"]["done"]
+    return next((seat for seat in seats_from(state, state["start_player"]) if seat not in done), None)
+
+
+def over(state: State) -> bool:
+    return state["auction"]["lot"] is None and next_chooser(state) is None
+
+
 def step(state: State, events: list[Event]) -> None:
-    """Move the auction on by one decision: next bidder, next chooser, or the end of Phase A."""
+    """Move the auction on by one decision: the next bidder or the next chooser (see `over`)."""
     auction = state["auction"]
     lot = auction["lot"]
     if lot is not None:
@@ -55,12 +66,7 @@ def step(state: State, events: list[Event]) -> None:
         else:
             _raise(state, seat, standing, events)
         return
-    chooser = next((s for s in seats_from(state, state["start_player"]) if s not in auction["done"]), None)
-    if chooser is None:
-        from engine.pof import actions
-
-        actions.start(state, events)
-        return
+    chooser = next_chooser(state)
     if not takeable(state, chooser) or not can_pay(state, chooser, OPENING_BID):
         add(auction, "done", chooser)
         events.append({"type": "sat_out", "seat": chooser, "reason": "nothing the seat can take or pay for"})
@@ -186,8 +192,6 @@ def _sell(state: State, seat: int, item: str, price: int, events: list[Event]) -
             _award(buyer, ECONOMY["prestige_for_2nd_and_3rd_architect"], "architect", events)
     elif item == "enticement":
         buyer["private"]["enticements"] += 1
-        from engine.pof.choices import entice_targets
-
         if entice_targets(state, seat):
             decide(state, seat, "use_enticement")
 

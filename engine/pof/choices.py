@@ -49,9 +49,6 @@ def keep_professions(state: State, seat: int, move: Move, events: list[Event]) -
         returned = state["secret"]["returned"]
         for other in range(len(state["players"])):
             put_under(state, "professions", returned.pop(str(other)))
-        from engine.pof import auction
-
-        auction.start(state, events)
 
 
 def place_landscape(state: State, seat: int, move: Move, events: list[Event]) -> None:

@@ -124,12 +124,15 @@ class PrincesOfFlorence:
 
 
 def _advance(state: State, events: list[Event]) -> None:
-    """Run the game on until a decision is pending or the game is over."""
+    """Run the game on until a decision is pending or the game is over; phases change only here
+    (and at the end of a round, which starts the next auction)."""
     while not state["pending"] and state["phase"] != "over":
-        if state["phase"] == "auction":
+        if state["phase"] == "professions":
+            auction.start(state, events)
+        elif state["phase"] == "auction" and auction.over(state):
+            actions.start(state, events)
+        elif state["phase"] == "auction":
             auction.step(state, events)
-        elif state["phase"] == "actions":
-            actions.step(state, events)
         else:
-            raise AssertionError(f"no decision pending in phase {state['phase']}")
+            actions.step(state, events)
 
