@@ -34,20 +34,32 @@ def port_open(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def test_serve_runs_its_own_redis_and_workers_share_every_game(tmp_path):
+def start_serve(data_dir) -> tuple[subprocess.Popen, str, int]:
+    """`palazzo serve` with three workers and no REDIS_URL, once it answers."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "3",
-         "--data", str(tmp_path / "redis")],
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "3", "--data", str(data_dir)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
-    base = f"http://127.0.0.1:{port}/api/v1"
+    for _ in range(100):
+        if port_open(port):
+            break
+        time.sleep(0.1)
+    return server, f"http://127.0.0.1:{port}/api/v1", port
+
+
+def stop_serve(server: subprocess.Popen, port: int) -> None:
+    """SIGTERM must stop gunicorn and the private redis-server alike."""
+    server.send_signal(signal.SIGTERM)
+    output, _ = server.communicate(timeout=20)
+    redis_port = int(output.split("redis://127.0.0.1:")[1].split("/")[0])
+    assert not port_open(port) and not port_open(redis_port), "SIGTERM stops gunicorn and redis-server"
+
+
+def test_serve_runs_its_own_redis_and_workers_share_every_game(tmp_path):
+    server, base, port = start_serve(tmp_path / "redis")
     try:
-        for _ in range(100):
-            if port_open(port):
-                break
-            time.sleep(0.1)
         status, created = call(base, "POST", "/games", {
             "game": "princes-of-florence", "seed": 3,
             "seats": [{"name": "Ann", "email": "ann@example.org"}, {"name": "B", "bot": "random"},
@@ -67,9 +79,12 @@ def test_serve_runs_its_own_redis_and_workers_share_every_game(tmp_path):
         assert status == 200, answer
         seen = {call(base, "GET", f"/games/{game_id}", token=ann)[1]["version"] for _ in range(12)}
         assert seen == {answer["game_version"]}
-        assert (tmp_path / "redis").exists(), "the local redis-server keeps its data where it was told"
     finally:
-        server.send_signal(signal.SIGTERM)
-        output, _ = server.communicate(timeout=20)
-    redis_port = int(output.split("redis://127.0.0.1:")[1].split("/")[0])
-    assert not port_open(port) and not port_open(redis_port), "SIGTERM stops gunicorn and redis-server"
+        stop_serve(server, port)
+
+    server, base, port = start_serve(tmp_path / "redis")
+    try:
+        status, again = call(base, "GET", f"/games/{game_id}", token=ann)
+        assert status == 200 and again["version"] == answer["game_version"], "the game survives a restart"
+    finally:
+        stop_serve(server, port)
