@@ -21,6 +21,9 @@ Decision = dict[str, Any]
 Viewer = int | None  # a seat number, or None for a spectator
 
 
+ERROR_CODES = {"unknown_game": "no game of that name is hosted here"}  # the core's own IllegalMove codes
+
+
 class IllegalMove(Exception):
     """A move (or option, or setup) the rules refuse. `code` is stable and machine-readable."""
 
@@ -39,7 +42,12 @@ class Game(Protocol):
     name: str
     min_seats: int
     max_seats: int
-    move_types: dict[str, dict[str, str]]  # move type -> {field: json type}, the move vocabulary
+    move_types: dict[str, dict[str, Any]]  # move type -> {"doc", "fields": {field: JSON-Schema fragment}, "free"?}
+    # JSON Schemas (OpenAPI 3.0 dialect) of what "options" normalize_options accepts, the "setup" make_setup
+    # gives, the "view" any viewer gets and the "result" once there is one: typed models for API clients.
+    schemas: dict[str, dict]
+    deadline_keys: list[str]  # what a per-game deadline setting may name: every decision kind and deadline class
+    error_codes: dict[str, str]  # every IllegalMove code of the rules, with what it means
 
     def normalize_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """Fill defaults and check values; raises IllegalMove("bad_options")."""

@@ -22,6 +22,65 @@ MOVE_TYPES: dict[str, dict[str, Any]] = {
             "step_out_otherwise": {"type": "boolean"},
         },
         "free": True,
+        "private": True,
+    },
+}
+
+_INT = {"type": "integer"}
+_HIDDEN = {  # a seat's own part of the state, and everyone's once the game is over
+    "type": "object",
+    "properties": {
+        "number": _INT,
+        "pick": {"type": "integer", "nullable": True},
+        "orders": {
+            "type": "object",
+            "properties": MOVE_TYPES["set_orders"]["fields"],
+            "required": ["limits", "step_out_otherwise"],
+            "additionalProperties": False,
+        },
+    },
+    "required": ["number", "pick", "orders"],
+    "additionalProperties": False,
+}
+_PLAYER = {
+    "type": "object",
+    "properties": {"seat": _INT, "score": _INT, "picked": {"type": "boolean"}, "private": _HIDDEN, "revealed": _HIDDEN},
+    "required": ["seat", "score", "picked"],
+    "additionalProperties": False,
+}
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "options": {
+        "type": "object",
+        "properties": {
+            "seats": {"type": "integer", "minimum": 3, "maximum": 5, "default": 3},
+            "turns": {"type": "integer", "minimum": 1, "maximum": 10, "default": 2},
+            "bidding": {"type": "string", "default": "step"},
+            "auction_pass": {"type": "boolean", "default": False},
+        },
+        "additionalProperties": False,
+    },
+    "setup": {
+        "type": "object",
+        "properties": {"numbers": {"type": "array", "items": _INT}},
+        "required": ["numbers"],
+        "additionalProperties": False,
+    },
+    "view": {
+        "type": "object",
+        "properties": {
+            "phase": {"type": "string", "enum": ["pick", "turns", "over"]},
+            "turn": _INT,
+            "moves_left": _INT,
+            "players": {"type": "array", "items": _PLAYER},
+        },
+        "required": ["phase", "turn", "moves_left", "players"],
+        "additionalProperties": False,
+    },
+    "result": {
+        "type": "object",
+        "properties": {"scores": {"type": "array", "items": _INT}, "ranking": {"type": "array", "items": _INT}},
+        "required": ["scores", "ranking"],
+        "additionalProperties": False,
     },
 }
 
@@ -33,6 +92,10 @@ class ToyCount:
     min_seats = 3
     max_seats = 5
     move_types = MOVE_TYPES
+    schemas = SCHEMAS
+    deadline_keys = ["pick", "add", "bid", "action"]
+    error_codes = {code: code.replace("_", " ") for code in
+                   ("bad_options", "bad_setup", "bad_move", "unknown_move", "bad_seat", "game_over", "not_legal")}
 
     def normalize_options(self, options: dict[str, Any]) -> dict[str, Any]:
         full = {"seats": 3, "turns": 2, "bidding": "step", "auction_pass": False, **options}

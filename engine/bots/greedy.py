@@ -29,9 +29,14 @@ def choose(game: Game, state: State, seat: int, rng: random.Random) -> Move:
     if game.name != "princes-of-florence":
         raise IllegalMove("unknown_bot", f"the greedy bot plays only princes-of-florence, not {game.name}")
     view = game.view(state, seat)
+    me = view["players"][seat]
     decision = next(d for d in view["pending"] if d["seat"] == seat)
     moves = game.legal_moves(state, seat)
-    return _DECIDE[decision["kind"]](view, view["players"][seat], decision, moves, rng)
+    entice = _best([m for m in moves if m["type"] == "entice"], lambda m: _entice_value(me, m), rng)
+    if entice and _entice_value(me, entice) >= view["min_work_value"]:
+        return entice  # free at any decision: a profession that can publish is worth taking at once
+    answers = [m for m in moves if m["type"] != "entice"]
+    return _DECIDE[decision["kind"]](view, me, decision, answers, rng)
 
 
 def _with(me: Player, **changes: Any) -> Player:
@@ -131,12 +136,13 @@ def choose_card(view: View, me: Player, decision: dict, moves: list[Move], rng: 
     return {"type": "choose_card", "card": card, "return_order": [c for c in shown if c != card]}
 
 
-def _entice_value(view: View, me: Player, move: Move) -> int:
-    return scoring.work_value(me, move["profession"], []) if move["type"] == "entice" else view["min_work_value"] - 1
+def _entice_value(me: Player, move: Move) -> int:
+    return scoring.work_value(me, move["profession"], [])
 
 
 def use_enticement(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
-    return _best(moves, lambda m: _entice_value(view, me, m), rng)
+    """`choose` has used the card already if any profession was worth it."""
+    return {"type": "keep_enticement"}
 
 
 def split_payout(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
@@ -168,12 +174,7 @@ def improvement_value(view: View, me: Player, move: Move) -> int:
 
 
 def action(view: View, me: Player, decision: dict, moves: list[Move], rng: random.Random) -> Move:
-    """Entice when it pays, improve the court before publishing, publish the most valuable work."""
-    entices = [m for m in moves if m["type"] == "entice"]
-    if entices:
-        best = _best(entices, lambda m: _entice_value(view, me, m), rng)
-        if _entice_value(view, me, best) >= view["min_work_value"]:
-            return best
+    """Improve the court before publishing, publish the most valuable work."""
     works = [m for m in moves if m["type"] == "publish"]
     work = _best(works, lambda m: (scoring.work_value(me, m["profession"], m["bonus_cards"]), -len(m["bonus_cards"])),
                  rng)

@@ -9,7 +9,6 @@ from itertools import combinations
 
 from engine.core import Event, IllegalMove, Move, State
 from engine.pof import auction, orders, scoring, yard
-from engine.pof.choices import entice_moves
 from engine.pof.data import BUILDINGS, ECONOMY, FREEDOMS, MIN_WORK_VALUE, ROUNDS
 from engine.pof.table import add, deck_size, decide, draw, player, resolve, spend, take
 
@@ -51,7 +50,6 @@ def legal_moves(state: State, seat: int) -> list[Move]:
         kinds = [kind for kind in BUILDINGS if _building_open(state, seat, kind)]
         moves += [{"type": "build", "building": k, "squares": s} for k, s in yard.legal_buildings(me, kinds)]
     moves += _publish_moves(state, seat)
-    moves += entice_moves(state, seat)
     moves.append({"type": "end_turn"})
     return moves
 
@@ -187,10 +185,17 @@ def _end_round(state: State, events: list[Event]) -> None:
     orders.expire(state)
     state["turn"] = None
     if state["round"] == ROUNDS:
-        state["phase"] = "over"
-        state["result"] = scoring.final_result(state["players"])
-        events.append({"type": "game_over", "result": state["result"]})
+        _end_game(state, events)
         return
     state["round"] += 1
     state["start_player"] = (state["start_player"] + 1) % len(state["players"])
     auction.start(state, events)
+
+
+def _end_game(state: State, events: list[Event]) -> None:
+    """Score the prestige cards; each seat's public prestige becomes its final score, as the result says."""
+    state["phase"] = "over"
+    state["result"] = scoring.final_result(state["players"])
+    for score in state["result"]["scores"]:
+        player(state, score["seat"])["prestige"] = score["prestige"]
+    events.append({"type": "game_over", "result": state["result"]})

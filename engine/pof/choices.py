@@ -29,7 +29,7 @@ def legal_moves(state: State, seat: int, kind: str) -> list[Move]:
             for order in permutations([c for c in shown if c != card])
         ]
     if kind == "use_enticement":
-        return entice_moves(state, seat) + [{"type": "keep_enticement"}]
+        return [{"type": "keep_enticement"}]  # the entice moves are listed at every decision (rules.py)
     if kind == "split_payout":
         return [{"type": "split_payout", "prestige": points} for points in range(_max_prestige(decision) + 1)]
     raise AssertionError(kind)
@@ -99,7 +99,11 @@ def entice_moves(state: State, seat: int) -> list[Move]:
 
 
 def entice(state: State, seat: int, move: Move, events: list[Event]) -> None:
-    """The profession joins the seat's hand unplayed; its former owner receives the used card."""
+    """The profession joins the seat's hand unplayed; its former owner receives the used card.
+
+    Free at any of the seat's decisions: it answers a use_enticement decision, and leaves any other
+    pending for the seat to answer still.
+    """
     owners = {profession: owner for owner, profession in entice_targets(state, seat)}
     if move["profession"] not in owners:
         raise IllegalMove("bad_target", "entice a profession that has published for an opponent, with an unused card")

@@ -1,32 +1,54 @@
 """The move vocabulary of Princes of Florence: one place that engine, API, emails and pages share.
 
 A move is a JSON object ``{"type": <one of MOVE_TYPES>, <its fields>}``. Each field is described by
-a small JSON-Schema fragment, so that the API can publish it in OpenAPI without restating it.
+a small JSON-Schema fragment, so that the API can publish it in OpenAPI without restating it; names
+from a fixed set carry an ``enum``. `check_shape` checks JSON types only: the rules check the values,
+so that a client learns a specific code (unknown_item, bad_target, ...) rather than a shape error.
 Squares are ``[row, col]`` pairs on the 7x7 yard, row 0 at the top, col 0 at the left.
 
 Moves marked ``free`` never answer a decision: they are allowed at the times their doc says and are
-not listed by ``legal_moves`` (their parameters would make the list endless).
+not listed by ``legal_moves`` (their parameters would make the list endless). A move marked
+``private`` changes only what its mover may see, unless it moves the game on (orders that answer a
+bid at once): the service then keeps it from everyone else, the version and the public feed.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from engine.core import IllegalMove
+from engine.pof.data import AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, PRESTIGE_CARDS, PROFESSIONS
 
-_SQUARES = {
-    "type": "array",
-    "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
+
+def names(ids: Iterable[str]) -> dict[str, Any]:
+    """A string that is one of the game's names (from data.json), so that API clients get an enum."""
+    return {"type": "string", "enum": list(ids)}
+
+
+def list_of(fragment: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": fragment}
+
+
+SQUARES = list_of({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2})
+ITEM = names(AUCTION_ITEMS)
+PROFESSION = names(PROFESSIONS)
+BONUS_CARD = names(BONUS_CARDS)
+CARD = names([*PROFESSIONS, *BONUS_CARDS, *PRESTIGE_CARDS])  # what a choose_card decision may show
+# Bid limits by item. The shape check reads only the values' type: an unknown item or a negative
+# limit is the rules' to refuse, with codes of their own (unknown_item, bad_amount).
+LIMITS = {
+    "type": "object",
+    "properties": {item: {"type": "integer", "minimum": 0} for item in AUCTION_ITEMS},
+    "additionalProperties": False,
 }
-_NAMES = {"type": "array", "items": {"type": "string"}}
 
 MOVE_TYPES: dict[str, dict[str, Any]] = {
     "keep_professions": {
         "doc": "At the start: keep 3 of the 4 professions dealt; the 4th goes under the deck.",
-        "fields": {"professions": _NAMES},
+        "fields": {"professions": list_of(PROFESSION)},
     },
     "open_auction": {
         "doc": "As chooser: put an item up for auction with the opening bid of 200.",
-        "fields": {"item": {"type": "string"}},
+        "fields": {"item": ITEM},
     },
     "pass_auction": {
         "doc": "As chooser, with the auction_pass option: buy nothing this round.",
@@ -39,28 +61,31 @@ MOVE_TYPES: dict[str, dict[str, Any]] = {
     "step_out": {"doc": "Stop bidding on the item under auction.", "fields": {}},
     "place_landscape": {
         "doc": "Place the landscape just bought on these empty squares (any rotation or mirror).",
-        "fields": {"squares": _SQUARES},
+        "fields": {"squares": SQUARES},
     },
     "discard_landscape": {"doc": "Throw away the landscape just bought.", "fields": {}},
     "choose_card": {
         "doc": "Keep one of the cards shown; the others go under the deck in return_order.",
-        "fields": {"card": {"type": "string"}, "return_order": _NAMES},
+        "fields": {"card": CARD, "return_order": list_of(CARD)},
     },
     "entice": {
-        "doc": "Use an enticement card on a profession that published for an opponent.",
-        "fields": {"profession": {"type": "string"}},
+        "doc": (
+            "Free, during any of your own decisions: use an enticement card on a profession that"
+            " published for an opponent. It answers a use_enticement decision; any other stays pending."
+        ),
+        "fields": {"profession": PROFESSION},
     },
     "keep_enticement": {"doc": "Keep the enticement card just bought for later.", "fields": {}},
-    "buy_freedom": {"doc": "Action: buy a freedom for 300.", "fields": {"freedom": {"type": "string"}}},
+    "buy_freedom": {"doc": "Action: buy a freedom for 300.", "fields": {"freedom": names(FREEDOMS)}},
     "buy_profession": {"doc": "Action: pay 300 and choose a profession from the deck.", "fields": {}},
     "buy_bonus_card": {"doc": "Action: pay 300 and choose a bonus card from the deck.", "fields": {}},
     "build": {
         "doc": "Action: build on these empty squares (price 700/300/0 by architects).",
-        "fields": {"building": {"type": "string"}, "squares": _SQUARES},
+        "fields": {"building": names(BUILDINGS), "squares": SQUARES},
     },
     "publish": {
         "doc": "Action: a profession in hand publishes a work, with these bonus cards added.",
-        "fields": {"profession": {"type": "string"}, "bonus_cards": _NAMES},
+        "fields": {"profession": PROFESSION, "bonus_cards": list_of(BONUS_CARD)},
     },
     "split_payout": {
         "doc": "After publishing: turn part of the payout into prestige, 200 florins a point.",
@@ -80,10 +105,11 @@ MOVE_TYPES: dict[str, dict[str, Any]] = {
             " send empty limits and false to cancel."
         ),
         "fields": {
-            "limits": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "limits": LIMITS,
             "step_out_otherwise": {"type": "boolean"},
         },
         "free": True,
+        "private": True,
     },
 }
 
@@ -122,6 +148,16 @@ def _matches(value: Any, schema: dict[str, Any]) -> bool:
         return all(_matches(item, schema["items"]) for item in value)
     if kind == "object":
         return isinstance(value, dict) and all(
-            isinstance(k, str) and _matches(v, schema["additionalProperties"]) for k, v in value.items()
+            isinstance(name, str) and any(_matches(member, fragment) for fragment in _member_fragments(schema, name))
+            for name, member in value.items()
         )
     raise ValueError(f"unknown schema type {kind}")
+
+
+def _member_fragments(schema: dict[str, Any], name: str) -> list[dict[str, Any]]:
+    """The fragments one member of an object may match: its own; for a name the object does not list,
+    any listed member's, since the rules refuse the name itself with a code of their own."""
+    if "properties" not in schema:
+        return [schema["additionalProperties"]]
+    listed = schema["properties"]
+    return [listed[name]] if name in listed else list(listed.values())

@@ -11,11 +11,15 @@ from typing import Any, Callable
 from engine.core import Event, IllegalMove, Move, State, Viewer
 from engine.pof import actions, auction, choices, orders, setup, view, yard
 from engine.pof.moves import MOVE_TYPES, check_shape
-from engine.pof.table import decision_of, fork, sell_prestige
+from engine.pof.errors import ERROR_CODES
+from engine.pof.schemas import SCHEMAS
+from engine.pof.table import DEADLINE_CLASS, DECISION_KINDS, decision_of, fork, sell_prestige
 
 Handler = Callable[[State, int, Move, list[Event]], None]
 
-# move type -> (the decision kinds it answers, its handler); free moves answer none.
+# move type -> (the decision kinds during which the seat may make it, its handler). Enticing and
+# selling prestige are free during any of the seat's own decisions (decisions.md); an entice answers
+# only a use_enticement decision, any other stays pending. Standing orders may be set at any time.
 MOVES: dict[str, tuple[tuple[str, ...], Handler]] = {
     "keep_professions": (("keep_professions",), choices.keep_professions),
     "open_auction": (("open_auction",), auction.open_auction),
@@ -25,7 +29,7 @@ MOVES: dict[str, tuple[tuple[str, ...], Handler]] = {
     "place_landscape": (("place_landscape",), choices.place_landscape),
     "discard_landscape": (("place_landscape",), choices.discard_landscape),
     "choose_card": (("choose_card",), choices.choose_card),
-    "entice": (("use_enticement", "action"), choices.entice),
+    "entice": (DECISION_KINDS, choices.entice),
     "keep_enticement": (("use_enticement",), choices.keep_enticement),
     "buy_freedom": (("action",), actions.buy_freedom),
     "buy_profession": (("action",), actions.buy_profession),
@@ -34,7 +38,9 @@ MOVES: dict[str, tuple[tuple[str, ...], Handler]] = {
     "publish": (("action",), actions.publish),
     "split_payout": (("split_payout",), choices.split_payout),
     "end_turn": (("action",), actions.end_turn),
-    "sell_prestige": ((), lambda state, seat, move, events: sell_prestige(state, seat, move["points"], events)),
+    "sell_prestige": (
+        DECISION_KINDS, lambda state, seat, move, events: sell_prestige(state, seat, move["points"], events)
+    ),
     "set_orders": ((), orders.set_orders),
 }
 assert set(MOVES) == set(MOVE_TYPES), "every move of the vocabulary has exactly one handler"
@@ -44,6 +50,9 @@ class PrincesOfFlorence:
     name = "princes-of-florence"
     min_seats, max_seats = setup.MIN_SEATS, setup.MAX_SEATS
     move_types = MOVE_TYPES
+    schemas = SCHEMAS
+    error_codes = ERROR_CODES
+    deadline_keys = list(dict.fromkeys([*DECISION_KINDS, *DEADLINE_CLASS.values()]))
 
     def normalize_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
         return setup.normalize_options(options)
@@ -58,15 +67,18 @@ class PrincesOfFlorence:
         return [{"seat": d["seat"], "kind": d["kind"], "deadline": d["deadline"]} for d in state["pending"]]
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """The entice moves the seat's enticement card allows (at any of its decisions), then the answers."""
         decision = decision_of(state, seat)
         if decision is None:
             return []
         kind = decision["kind"]
         if kind in ("open_auction", "bid"):
-            return auction.legal_moves(state, seat, kind)
-        if kind == "action":
-            return actions.legal_moves(state, seat)
-        return choices.legal_moves(state, seat, kind)
+            answers = auction.legal_moves(state, seat, kind)
+        elif kind == "action":
+            answers = actions.legal_moves(state, seat)
+        else:
+            answers = choices.legal_moves(state, seat, kind)
+        return choices.entice_moves(state, seat) + answers
 
     def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
         check_shape(move)
@@ -79,8 +91,6 @@ class PrincesOfFlorence:
         if kinds and (decision is None or decision["kind"] not in kinds):
             waiting = f"you are to {decision['kind']}" if decision else "nothing is waiting for you"
             raise IllegalMove("not_your_decision", f"{move['type']} is not allowed now: {waiting}")
-        if move["type"] == "sell_prestige" and decision is None:
-            raise IllegalMove("not_your_decision", "sell prestige during one of your own decisions")
         state = fork(state)
         events: list[Event] = []
         handler(state, seat, move, events)

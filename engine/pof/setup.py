@@ -9,6 +9,7 @@ from engine.pof.table import DEADLINE_CLASS
 from engine.pof.data import ECONOMY, FREEDOMS, LANDSCAPES, SUPPLY, BONUS_CARDS, BUILDINGS, PRESTIGE_CARDS, PROFESSIONS
 
 MIN_SEATS, MAX_SEATS = 3, 5
+BIDDING = ("step", "open")
 DEFAULT_OPTIONS: dict[str, Any] = {"seats": 4, "bidding": "step", "auction_pass": False, "shuffle_seats": False}
 DECKS = {"professions": PROFESSIONS, "bonus_cards": BONUS_CARDS, "prestige_cards": PRESTIGE_CARDS}
 
@@ -23,7 +24,7 @@ def normalize_options(options: dict[str, Any] | None) -> dict[str, Any]:
     seats = merged["seats"]
     if not isinstance(seats, int) or isinstance(seats, bool) or not MIN_SEATS <= seats <= MAX_SEATS:
         raise IllegalMove("bad_options", f"seats must be an integer from {MIN_SEATS} to {MAX_SEATS}")
-    if merged["bidding"] not in ("step", "open"):
+    if merged["bidding"] not in BIDDING:
         raise IllegalMove("bad_options", "bidding must be 'step' (raise by 100) or 'open' (any multiple of 100)")
     for flag in ("auction_pass", "shuffle_seats"):
         if not isinstance(merged[flag], bool):

@@ -16,6 +16,7 @@ DEADLINE_CLASS = {
     "use_enticement": "choice",
     "split_payout": "choice",
 }
+DECISION_KINDS: tuple[str, ...] = tuple(DEADLINE_CLASS)
 
 
 def fork(state: State) -> State:
