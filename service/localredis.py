@@ -23,11 +23,24 @@ class LocalRedis:
         binary = shutil.which("redis-server") or "/usr/bin/redis-server"
         data_dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
-        args = [binary] + ([str(conf)] if conf else [])
-        args += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(data_dir), *extra]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        self.args = [binary] + ([str(conf)] if conf else [])
+        self.args += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(data_dir), *extra]
         self.url = f"redis://127.0.0.1:{self.port}/0"
-        self._wait()
+        self._start()
+
+    def _start(self) -> None:
+        """Start the server and wait for it to answer; one that does not answer is not left running."""
+        self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        try:
+            self._wait()
+        except RuntimeError:
+            self.stop()
+            raise
+
+    def restart(self) -> None:
+        """The same server again (binary, port, data, conf), so that clients holding the URL reconnect."""
+        self.stop()
+        self._start()
 
     def _wait(self) -> None:
         client = redis.Redis.from_url(self.url)

@@ -1,17 +1,29 @@
-"""`palazzo serve` end to end: its own redis-server, several gunicorn workers that agree, a clean stop."""
+"""`palazzo serve` end to end: its own redis-server and secret, several gunicorn workers that agree,
+problem documents for requests gunicorn refuses, a redis-server brought back after it dies, a clean stop."""
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from urllib.error import HTTPError
 
+import pytest
+
+from service.commands.serve import RESTARTS_PER_MINUTE
 from service.localredis import free_port
+
+LOCAL_ENV = ("REDIS_URL", "PALAZZO_SECRET", "PALAZZO_BASE_URL")
+THREE_SEATS = {"game": "princes-of-florence", "seats": [{"name": "A"}, {"name": "B"}, {"name": "C"}]}
 
 
 def call(base: str, method: str, path: str, body: dict | None = None, token: str | None = None,
@@ -34,35 +46,92 @@ def port_open(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def start_serve(data_dir) -> tuple[subprocess.Popen, str, int]:
-    """`palazzo serve` with three workers and no REDIS_URL, once it answers."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "3", "--data", str(data_dir)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
-    for _ in range(100):
-        if port_open(port):
-            break
+def wait_for(condition: Callable[[], bool], seconds: float = 20.0) -> None:
+    """Poll until `condition` holds; a request failing on the way counts as not yet."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if condition():
+                return
+        except (OSError, ValueError):
+            pass
+        assert time.monotonic() < deadline, f"still not true after {seconds} s"
         time.sleep(0.1)
-    return server, f"http://127.0.0.1:{port}/api/v1", port
 
 
-def stop_serve(server: subprocess.Popen, port: int) -> None:
+def serve_command(var_dir: Path, port: int) -> list[str]:
+    return [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "3", "--var", str(var_dir)]
+
+
+def local_env() -> dict[str, str]:
+    """The environment without what `palazzo serve` provides itself: Redis, secret, base URL."""
+    return {k: v for k, v in os.environ.items() if k not in LOCAL_ENV}
+
+
+@dataclass
+class Serve:
+    """A running `palazzo serve`, its stdout and stderr (gunicorn's too) in a log file."""
+
+    process: subprocess.Popen
+    port: int
+    log: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v1"
+
+    def output(self) -> str:
+        return self.log.read_text()
+
+    def redis_pids(self) -> list[int]:
+        """The redis-server processes serve started, the first and every restart, in order."""
+        return [int(pid) for pid in re.findall(r"redis-server (?:restarted, )?pid (\d+)", self.output())]
+
+    def kill_redis(self, *, restarted: bool = True) -> None:
+        """SIGKILL the current redis-server and, unless told otherwise, wait until serve starts another."""
+        pids = self.redis_pids()
+        os.kill(pids[-1], signal.SIGKILL)
+        if restarted:
+            wait_for(lambda: len(self.redis_pids()) > len(pids))
+
+
+def start_serve(var_dir: Path) -> Serve:
+    """`palazzo serve` with three workers and no REDIS_URL or PALAZZO_SECRET, once it answers."""
+    port = free_port()
+    log = var_dir.parent / f"serve-{port}.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(serve_command(var_dir, port), env=local_env(), stdout=out,
+                                   stderr=subprocess.STDOUT)
+    serve = Serve(process, port, log)
+    wait_for(lambda: port_open(port) or process.poll() is not None)
+    assert process.poll() is None, serve.output()
+    return serve
+
+
+def stop_serve(serve: Serve) -> None:
     """SIGTERM must stop gunicorn and the private redis-server alike."""
-    server.send_signal(signal.SIGTERM)
-    output, _ = server.communicate(timeout=20)
-    redis_port = int(output.split("redis://127.0.0.1:")[1].split("/")[0])
-    assert not port_open(port) and not port_open(redis_port), "SIGTERM stops gunicorn and redis-server"
+    serve.process.send_signal(signal.SIGTERM)
+    serve.process.wait(timeout=20)
+    redis_port = int(serve.output().split("redis://127.0.0.1:")[1].split("/")[0])
+    assert not port_open(serve.port) and not port_open(redis_port), "SIGTERM stops gunicorn and redis-server"
+
+
+def refused(port: int, request: bytes) -> tuple[int, str, dict]:
+    """Status, Content-Type and JSON body of gunicorn's answer to a raw request."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return response.status, response.getheader("Content-Type"), json.loads(response.read())
 
 
 def test_serve_runs_its_own_redis_and_workers_share_every_game(tmp_path):
-    server, base, port = start_serve(tmp_path / "redis")
+    serve = start_serve(tmp_path / "var")
+    base = serve.base
     try:
         status, created = call(base, "POST", "/games", {
             "game": "princes-of-florence", "seed": 3,
-            "seats": [{"name": "Ann", "email": "ann@example.org"}, {"name": "B", "bot": "random"},
+            "seats": [{"name": "Ann"}, {"name": "B", "bot": "random"},
                       {"name": "C", "bot": "greedy"}],
         })
         assert status == 201, created
@@ -78,13 +147,86 @@ def test_serve_runs_its_own_redis_and_workers_share_every_game(tmp_path):
                               headers={"If-Match": f'"{version}"'})
         assert status == 200, answer
         seen = {call(base, "GET", f"/games/{game_id}", token=ann)[1]["version"] for _ in range(12)}
-        assert seen == {answer["game_version"]}
+        assert len(seen) == 1 and seen.pop() >= answer["version"]
+        final = call(base, "GET", f"/games/{game_id}", token=ann)[1]["version"]
     finally:
-        stop_serve(server, port)
+        stop_serve(serve)
 
-    server, base, port = start_serve(tmp_path / "redis")
+    serve = start_serve(tmp_path / "var")
+    base = serve.base
     try:
         status, again = call(base, "GET", f"/games/{game_id}", token=ann)
-        assert status == 200 and again["version"] == answer["game_version"], "the game survives a restart"
+        assert status == 200 and again["version"] == final, "the game survives a restart"
     finally:
-        stop_serve(server, port)
+        stop_serve(serve)
+
+
+def test_serve_makes_its_secret_once_readable_by_its_owner_only(tmp_path):
+    secret = tmp_path / "var" / "secret"
+    contents = []
+    for _ in range(2):
+        serve = start_serve(tmp_path / "var")
+        try:
+            assert call(serve.base, "GET", "/games/none")[0] == 404, "the app starts with serve's secret"
+        finally:
+            stop_serve(serve)
+        assert secret.stat().st_mode & 0o777 == 0o600
+        contents.append(secret.read_text())
+    assert len(contents[0].strip()) == 64 and contents[0] == contents[1], "made once, then reused"
+
+
+@pytest.mark.parametrize("text, mode, complaint", [("s" * 64, 0o644, "chmod 600"), ("", 0o600, "empty")],
+                         ids=["open_to_others", "empty"])
+def test_serve_refuses_a_secret_others_can_read_or_an_empty_one(tmp_path, text, mode, complaint):
+    secret = tmp_path / "var" / "secret"
+    secret.parent.mkdir()
+    secret.write_text(text)
+    secret.chmod(mode)
+    done = subprocess.run(serve_command(tmp_path / "var", free_port()), env=local_env(), capture_output=True,
+                          text=True, timeout=30, check=False)
+    assert done.returncode == 2 and complaint in done.stderr, done.stderr
+    assert not (tmp_path / "var" / "redis").exists(), "nothing starts"
+
+
+def test_requests_gunicorn_refuses_are_problem_documents(tmp_path):
+    serve = start_serve(tmp_path / "var")
+    try:
+        cases = [
+            (b"GET /api/v1/games/" + b"x" * 10_000 + b" HTTP/1.1\r\nHost: t\r\n\r\n", 414, "uri_too_long"),
+            (b"GET /api/v1/games/none HTTP/1.1\r\nHost: t\r\nX-Padding: " + b"x" * 20_000 + b"\r\n\r\n",
+             431, "headers_too_large"),
+            (b"GARBAGE\r\n\r\n", 400, "bad_request"),
+        ]
+        for request, status, code in cases:
+            answer = refused(serve.port, request)
+            assert answer[:2] == (status, "application/problem+json"), answer
+            assert answer[2]["status"] == status and answer[2]["code"] == code
+            assert answer[2]["type"] == f"https://palazzo.invalid/problems/{code}"
+    finally:
+        stop_serve(serve)
+
+
+def test_serve_restarts_a_dead_redis_server_and_the_games_survive(tmp_path):
+    serve = start_serve(tmp_path / "var")
+    try:
+        status, created = call(serve.base, "POST", "/games", THREE_SEATS)
+        assert status == 201, created
+        serve.kill_redis()
+        wait_for(lambda: call(serve.base, "GET", "/games/none")[1]["code"] == "game_not_found")
+        status, game = call(serve.base, "GET", f"/games/{created['game']['id']}")
+        assert status == 200 and game["version"] == created["game"]["version"], "the append-only file kept it"
+    finally:
+        stop_serve(serve)
+
+
+def test_serve_stops_when_its_redis_server_keeps_dying(tmp_path):
+    serve = start_serve(tmp_path / "var")
+    try:
+        for _ in range(RESTARTS_PER_MINUTE):
+            serve.kill_redis()
+        serve.kill_redis(restarted=False)
+        assert serve.process.wait(timeout=40) == 1
+        assert "keeps dying" in serve.output() and not port_open(serve.port), "gunicorn stopped too"
+    finally:
+        if serve.process.poll() is None:
+            stop_serve(serve)
