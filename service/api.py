@@ -3,20 +3,21 @@ from __future__ import annotations
 
 import http
 import logging
+import time
 
+from flask import current_app
+from flask_limiter.errors import RateLimitExceeded
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
 
 from engine.core import IllegalMove
-from service.problems import PROBLEM_TYPE, Problem, problem_response, render
+from service.problems import CODES, PROBLEM_TYPE, Problem, problem_response, render
 from service.schemas import ProblemSchema
 
 log = logging.getLogger(__name__)
 
-CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-         405: "method_not_allowed", 409: "conflict", 413: "too_large", 415: "unsupported_media_type",
-         422: "invalid_request", 429: "rate_limited", 500: "internal_error"}
+GENERIC = {status: code for code, (status, _) in reversed(CODES.items())}  # each status's first code
 
 
 class ProblemApi(Api):
@@ -27,7 +28,7 @@ class ProblemApi(Api):
     def _register_error_handlers(self):
         super()._register_error_handlers()
         self._app.register_error_handler(Problem, render)
-        self._app.register_error_handler(IllegalMove, lambda e: problem_response(422, e.code, e.message))
+        self._app.register_error_handler(IllegalMove, lambda e: render(Problem.of_rules(e)))
 
     def handle_http_exception(self, error: HTTPException):
         status = error.code or 500
@@ -39,9 +40,18 @@ class ProblemApi(Api):
         extra = {}
         if "messages" in data or "errors" in data:
             extra["errors"] = data.get("errors") or data["messages"]
+        if isinstance(error, RateLimitExceeded):
+            extra["retry_after"] = self._retry_after()
+            headers["Retry-After"] = str(extra["retry_after"])
         detail = data.get("message") or error.description or http.HTTPStatus(status).phrase
-        return problem_response(status, CODES.get(status, http.HTTPStatus(status).name.lower()), detail,
+        return problem_response(status, GENERIC.get(status, http.HTTPStatus(status).name.lower()), detail,
                                 headers, **extra)
+
+    @staticmethod
+    def _retry_after() -> int:
+        """Seconds until the breached moving window lets one more request through."""
+        breached = current_app.extensions["palazzo.limiter"].current_limit
+        return max(1, int(breached.reset_at - time.time() + 0.999)) if breached else 1
 
     def _register_responses(self):
         for status in http.HTTPStatus:

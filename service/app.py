@@ -1,36 +1,49 @@
-"""The Flask app factory: configuration, the Redis store, the caller check, the blueprints."""
+"""The Flask app factory: configuration, the Redis store, the caller check, limits, the blueprints."""
 from __future__ import annotations
 
 import importlib
 import os
 from typing import Any
 
-from flask import Flask, current_app, g, request
+import redis
+from flask import Flask, Response, current_app, g, request
 from flask.sessions import SessionInterface
+from flask_cors import CORS
+from flask_limiter import Limiter
 
 from engine.core import game_names, get_game
 from service import callers
-from service.games import LOAD_FIELDS
 from service.api import ProblemApi
+from service.bodies import MAX_BYTES
+from service.games import LOAD_FIELDS
+from service.links import Links
 from service.problems import Problem, render
 from service.resources import events, games, health, host, moves, orders, players
+from service.spec import describe_games
 from service.store import Store, connect
-from service.vocabulary import MoveField, component_name, schemas_for
+from service.web import signin_page
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, players.blp, health.blp]
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static"}
 GAME_MODULES = {"princes-of-florence": "engine.pof"}
+LOCAL_BASE_URL = "http://127.0.0.1:8000"
+MIN_SECRET_LENGTH = 32
+STORE_RETRY_AFTER = 5
 
 
 def settings() -> dict[str, Any]:
-    """Configuration from the environment: REDIS_URL, PALAZZO_SECRET, PALAZZO_RATE_LIMIT, PALAZZO_GAMES."""
-    count, _, window = os.environ.get("PALAZZO_RATE_LIMIT", "600/60").partition("/")
-    return {
+    """Configuration from the environment (see README: Running it)."""
+    config = {
         "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-        "SECRET_KEY": os.environ.get("PALAZZO_SECRET", "dev-only-secret-change-me"),
-        "RATE_LIMIT": (int(count), int(window or 60)),
+        "BASE_URL": os.environ.get("PALAZZO_BASE_URL", LOCAL_BASE_URL),
+        "RATE_LIMIT": os.environ.get("PALAZZO_RATE_LIMIT", "600 per minute"),
+        "RATE_LIMIT_STORAGE": os.environ.get("PALAZZO_RATE_LIMIT_STORAGE"),
+        "CORS_ORIGINS": [o.strip() for o in os.environ.get("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
         "GAMES": os.environ.get("PALAZZO_GAMES", "princes-of-florence").split(","),
     }
+    if os.environ.get("PALAZZO_SECRET"):
+        config["SECRET_KEY"] = os.environ["PALAZZO_SECRET"]
+    return config
 
 
 def served_games(names: list[str]) -> list[Any]:
@@ -62,59 +75,83 @@ class NoSessions(SessionInterface):
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """The app; refuses to start without a real secret (links signed with a known one are forgeable)."""
     app = Flask("palazzo")
     app.config.update(
         API_TITLE="Palazzo", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
-        OPENAPI_URL_PREFIX="/api/v1", OPENAPI_JSON_PATH="openapi.json",
-        API_SPEC_OPTIONS={"info": {"description": "Play Princes of Florence slowly over HTTP. Every error is "
-                                                  "application/problem+json with a stable `code`."}},
+        OPENAPI_URL_PREFIX="/api/v1", OPENAPI_JSON_PATH="openapi.json", MAX_CONTENT_LENGTH=MAX_BYTES,
         **settings(),
     )
     app.config.update(config or {})
+    secret = app.config.get("SECRET_KEY") or ""
+    if len(secret) < MIN_SECRET_LENGTH:
+        raise RuntimeError(f"set PALAZZO_SECRET to a random string of at least {MIN_SECRET_LENGTH} characters "
+                           "(`palazzo serve` makes and keeps one under ./var for local runs)")
     app.json.sort_keys = False
     app.session_interface = NoSessions()
-    app.extensions["palazzo.store"] = Store(connect(app.config["REDIS_URL"]))
-    api = ProblemApi(app)
-    api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",
-                                                  "description": "A seat, host or player token."})
-    _describe_moves(api, served_games(app.config["GAMES"]))
+    store = Store(connect(app.config["REDIS_URL"]))
+    app.extensions["palazzo.store"] = store
+    app.extensions["palazzo.links"] = Links(secret, app.config["BASE_URL"])
+    served = served_games(app.config["GAMES"])
+    api = ProblemApi(app, spec_kwargs={"servers": [{"url": app.config["BASE_URL"]}]})
+    describe_games(api, served)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    app.register_blueprint(signin_page.bp)
     app.before_request(_identify)
+    limiter = Limiter(
+        key_func=lambda: g.caller.identity, default_limits=[lambda: current_app.config["RATE_LIMIT"]],
+        default_limits_exempt_when=lambda: request.endpoint in OPEN_ENDPOINTS or request.endpoint is None,
+        storage_uri=app.config["RATE_LIMIT_STORAGE"] or app.config["REDIS_URL"], strategy="moving-window",
+        key_prefix="pz-rate",
+    )
+    limiter.init_app(app)
+    app.extensions["palazzo.limiter"] = limiter
+    app.before_request(_refuse_bad_token)
+    app.after_request(_cache_headers)
+    app.register_error_handler(redis.ConnectionError, _store_unavailable)
+    app.register_error_handler(redis.TimeoutError, _store_unavailable)
+    if app.config["CORS_ORIGINS"]:
+        CORS(app, origins=app.config["CORS_ORIGINS"], resources={r"/api/v1/*": {}},
+             allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key"],
+             expose_headers=["ETag", "Retry-After", "Idempotent-Replayed"], max_age=600)
     return app
 
 
 def _identify() -> None:
-    """Resolve the caller and count the request against his limit, before any API view runs.
+    """Resolve the caller before the rate limit counts him and before any view runs.
 
     A path naming a game has that game read in the same Redis round trip; the view takes it with
     `resources.common.load_game`, so a move costs one read and the commit.
     """
-    if request.endpoint in OPEN_ENDPOINTS or request.endpoint is None:
-        return None
-    limit, window = current_app.config["RATE_LIMIT"]
     g.pop("prefetched_game", None)  # never a copy from an earlier request sharing this app context
+    g.refusal = None
+    if request.endpoint in OPEN_ENDPOINTS or request.endpoint is None:
+        g.caller = callers.Caller("anonymous", f"a:{request.remote_addr}")
+        return
     game_id = (request.view_args or {}).get("game_id")
-    try:
-        g.caller, head = callers.identify(current_app.extensions["palazzo.store"], request, limit, window,
-                                          game_id, LOAD_FIELDS)
-    except Problem as problem:
-        return render(problem)
+    g.caller, head, g.refusal = callers.identify(current_app.extensions["palazzo.store"], request, game_id,
+                                                 LOAD_FIELDS)
     if head is not None:
         g.prefetched_game = (game_id, head)
-    return None
 
 
-def _describe_moves(api: ProblemApi, served: list[Any]) -> None:
-    """Publish one schema per move type and make the `move` field a oneOf of them."""
-    refs = []
-    for game in served:
-        for move_type, schema in schemas_for(game).items():
-            name = component_name(game.name, move_type)
-            api.spec.components.schema(name, schema=schema)
-            refs.append({"$ref": f"#/components/schemas/{name}"})
+def _refuse_bad_token() -> Response | None:
+    """A bad token is refused only after it has counted against its sender's address."""
+    return render(g.refusal) if g.get("refusal") else None
 
-    def move_property(converter, field, **kwargs):
-        return {"oneOf": refs} if isinstance(field, MoveField) and refs else {}
 
-    api.ma_plugin.converter.add_attribute_function(move_property)
+def _cache_headers(response: Response) -> Response:
+    """Answers to a token are private: never stored by any cache. Public ones are revalidated."""
+    if request.path.startswith("/api/v1/") and "Cache-Control" not in response.headers:
+        private = "Authorization" in request.headers or request.endpoint in {"games.create_game",
+                                                                             "players.redeem_sign_in"}
+        response.headers["Cache-Control"] = "no-store" if private else "no-cache"
+        response.vary.add("Authorization")
+    return response
+
+
+def _store_unavailable(error: Exception) -> Response:
+    current_app.logger.warning("redis unreachable: %s", error)
+    return render(Problem("store_unavailable", "the game store is unreachable; try again shortly",
+                          headers={"Retry-After": str(STORE_RETRY_AFTER)}, retry_after=STORE_RETRY_AFTER))

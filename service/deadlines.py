@@ -23,20 +23,29 @@ def parse(text: str) -> datetime:
 
 def duration(decision: dict[str, Any], deadlines: dict[str, int]) -> int:
     """Seconds allowed: the game's setting for the kind, else for the deadline class, else default."""
-    for key in (decision["kind"], decision.get("deadline")):
+    keys = (decision["kind"], decision.get("deadline"))
+    for key in keys:
         if key in deadlines:
             return deadlines[key]
-    return DEFAULTS.get(decision.get("deadline"), DEFAULT)
+    return next((DEFAULTS[key] for key in keys if key in DEFAULTS), DEFAULT)
 
 
 def schedule(decisions: list[dict[str, Any]], previous: list[dict[str, Any]], deadlines: dict[str, int],
-             at: datetime) -> list[dict[str, Any]]:
-    """The engine's pending decisions with a `deadline_at`; a decision still pending keeps its own."""
-    kept = {(d["seat"], d["kind"]): d.get("deadline_at") for d in previous}
-    return [
-        {**d, "deadline_at": kept.get((d["seat"], d["kind"])) or stamp(at + timedelta(seconds=duration(d, deadlines)))}
-        for d in decisions
-    ]
+             at: datetime, version: int, mover: int | None = None) -> list[dict[str, Any]]:
+    """The engine's pending decisions with a `deadline_at` and a `since` (the decision's id).
+
+    A decision of another seat that is still pending keeps both. The mover's next decision is
+    always a new one (`since` = this version), even of the same kind, so a retried request can never
+    count as his next move; it keeps the running deadline of a decision of the same kind (a turn).
+    """
+    kept = {(d["seat"], d["kind"]): d for d in previous}
+    scheduled = []
+    for decision in decisions:
+        before = kept.get((decision["seat"], decision["kind"]))
+        deadline_at = (before or {}).get("deadline_at") or stamp(at + timedelta(seconds=duration(decision, deadlines)))
+        since = before["since"] if before and decision["seat"] != mover and "since" in before else version
+        scheduled.append({**decision, "deadline_at": deadline_at, "since": since})
+    return scheduled
 
 
 def shift(pending: list[dict[str, Any]], by: timedelta) -> list[dict[str, Any]]:

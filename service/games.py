@@ -10,15 +10,16 @@ import json
 import logging
 import random
 import secrets
+import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Callable
 
 import engine.bots
 from engine.core import IllegalMove, get_game, redact
 from service import deadlines, tokens
 from service.problems import Problem
-from service.store import Committed, Store, dumps, email_key, idempotency_key, token_key
+from service.store import Committed, Store, dumps, email_key, feed_channel, idempotency_key, token_key
 
 log = logging.getLogger(__name__)
 
@@ -26,18 +27,25 @@ OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = "open", "running", "paused", "finis
 MAX_PAUSES = 3
 MAX_PAUSE_HOURS = 168
 MAX_BOT_MOVES = 10_000
+ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
 
 
 @dataclass
 class Table:
-    """One hosted game as loaded from Redis at one version (the engine object is `game`)."""
+    """One hosted game as loaded from Redis at one revision (the engine object is `game`).
+
+    `private_moves` holds, per seat, the last private move (standing orders) made since the last
+    public one: it joins the move log, in seat order, just before the next public move.
+    """
 
     id: str
     version: int
+    rev: int
     status: str
     meta: dict[str, Any]
     state: dict[str, Any]
     pending: list[dict[str, Any]]
+    private_moves: dict[str, Any] = field(default_factory=dict)
     game: Any = field(repr=False, default=None)
 
     def seat_of_email(self, email: str | None) -> int | None:
@@ -49,89 +57,110 @@ class Table:
     def is_bot(self, seat: int) -> bool:
         return bool(self.meta["seats"][seat].get("bot"))
 
+    def decision_of(self, seat: int) -> dict[str, Any] | None:
+        return next((d for d in self.pending if d["seat"] == seat), None)
 
-LOAD_FIELDS = ("meta", "state", "pending")
+    def private_entries(self) -> list[dict[str, Any]]:
+        """The private moves not yet in the log, in seat order (each seat's only touch its own part)."""
+        return [entry for _, entry in sorted(self.private_moves.items(), key=lambda item: int(item[0]))]
+
+
+LOAD_FIELDS = ("meta", "state", "pending", "private_moves")
 
 
 def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) -> Table:
     """The game as stored now; raises 404. A pause that has run out ends here, lazily.
 
     `head` is the game as already read in this request (`store.head(game_id, *LOAD_FIELDS)`, e.g. in
-    the caller's pipeline): it saves the round trip, and the commit's version check still guards it.
+    the caller's pipeline): it saves the round trip, and the commit's revision check still guards it.
     """
     raw = head if head is not None else store.head(game_id, *LOAD_FIELDS)
     if raw["version"] is None:
-        raise Problem(404, "game_not_found", f"no game {game_id!r}")
+        raise Problem("game_not_found", f"no game {game_id!r}")
     meta = json.loads(raw["meta"])
-    table = Table(game_id, int(raw["version"]), raw["status"], meta, json.loads(raw["state"]),
-                  json.loads(raw["pending"]), get_game(meta["game"]))
+    table = Table(game_id, int(raw["version"]), int(raw["rev"] or raw["version"]), raw["status"], meta,
+                  json.loads(raw["state"]), json.loads(raw["pending"]), json.loads(raw["private_moves"] or "{}"),
+                  get_game(meta["game"]))
     if table.status == PAUSED and deadlines.parse(meta["paused_until"]) <= deadlines.now():
         resume(store, table)
         return load(store, game_id)
     return table
 
 
-def create(store: Store, spec: dict[str, Any]) -> tuple[Table, dict[str, Any]]:
-    """A new game in status open, and the tokens to hand out once: host, seats, new players."""
+def create(store: Store, spec: dict[str, Any]) -> tuple[Table, dict[str, Any], list[dict[str, Any]]]:
+    """A new game in status open: (table, tokens to hand out once, seats to invite by mail).
+
+    The creator gets the host token and the tokens of seats without an address. A seat with an
+    address is only ever reached through a link mailed to it, so naming somebody's address never
+    hands you his seat. With a drawn `seat_order`, seat i is the player listed at seat_order[i].
+    """
     try:
         game = get_game(spec["game"])
     except IllegalMove as error:
-        raise Problem(422, error.code, error.message) from None
-    seats = spec["seats"]
-    if not game.min_seats <= len(seats) <= game.max_seats:
-        raise Problem(422, "bad_seats", f"{game.name} takes {game.min_seats} to {game.max_seats} seats")
+        raise Problem.of_rules(error) from None
+    listed = spec["seats"]
+    if not game.min_seats <= len(listed) <= game.max_seats:
+        raise Problem("bad_seats", f"{game.name} takes {game.min_seats} to {game.max_seats} seats")
+    unknown = sorted(set(spec.get("deadlines", {})) - set(game.deadline_keys))
+    if unknown:
+        raise Problem("bad_deadlines", f"no decision kinds or deadline classes {unknown}; known: {game.deadline_keys}")
+    addresses = [tokens.email_hash(s["email"]) for s in listed if s.get("email")]
+    if len(addresses) != len(set(addresses)):
+        raise Problem("duplicate_email", "each address may hold one seat of a game")
     seed = spec.get("seed")
     seed = secrets.randbits(48) if seed is None else seed
     try:
-        options = game.normalize_options({**spec.get("options", {}), "seats": len(seats)})
+        options = game.normalize_options({**spec.get("options", {}), "seats": len(listed)})
         setup = spec.get("setup") or game.make_setup(options, seed)
         state = game.new_state(options, setup)
     except IllegalMove as error:
-        raise Problem(422, error.code, error.message) from None
+        raise Problem.of_rules(error) from None
+    seats = [listed[i] for i in setup.get("seat_order", range(len(listed)))]
     game_id = secrets.token_hex(8)
-    issued: dict[str, Any] = {"seats": [], "players": []}
-    seat_meta = []
+    issued: dict[str, Any] = {"seats": []}
+    seat_meta, invitations = [], []
     with store.redis.pipeline(transaction=False) as pipe:
         host_token, host_id = tokens.issue(store, {"kind": "host", "game": game_id}, pipe)
         for number, seat in enumerate(seats):
-            entry = {"name": seat["name"], "bot": seat.get("bot"), "email": seat.get("email"), "token": None}
-            if seat.get("email"):
-                entry["email_hash"] = tokens.email_hash(seat["email"])
-            if not seat.get("bot"):
-                token, entry["token"] = tokens.issue(
-                    store, {"kind": "seat", "game": game_id, "seat": number}, pipe)
-                issued["seats"].append({"seat": number, "token": token})
+            entry, token, invite = _seat_entry(store, game_id, number, seat, pipe)
             seat_meta.append(entry)
+            if token:
+                issued["seats"].append({"seat": number, "token": token})
+            if invite:
+                invitations.append(invite)
         pipe.execute()
-    for number, entry in enumerate(seat_meta):
-        if entry.get("email_hash") and not entry["bot"]:
-            issued["players"] += _register_player(store, entry["email_hash"], entry["email"], game_id, number)
     now = deadlines.now()
     meta = {
         "id": game_id, "game": game.name, "options": options, "seed": seed, "setup": setup,
         "seats": seat_meta, "deadlines": spec.get("deadlines", {}), "host": host_id,
         "created_at": deadlines.stamp(now), "pauses_used": 0, "paused_at": None, "paused_until": None,
     }
-    pending = [{**d, "deadline_at": None} for d in game.pending(state)]
+    pending = [{**d, "deadline_at": None, "since": 1} for d in game.pending(state)]
     store.create(game_id, {"meta": dumps(meta), "state": dumps(state), "pending": dumps(pending), "status": OPEN},
                  [_entry(1, None, {"type": "game_created", "game": game.name, "seats": len(seats)})])
     issued["host"] = host_token
-    return load(store, game_id), issued
+    return load(store, game_id), issued, invitations
 
 
-def _register_player(store: Store, email_hash: str, email: str, game_id: str, seat: int) -> list[dict]:
-    """Index the seat under its email; the address's first seat also gets a player token."""
-    store.redis.sadd(email_key(email_hash, "seats"), f"{game_id}:{seat}")
-    if not store.redis.set(email_key(email_hash, "known"), "1", nx=True):
-        return []
-    token, _ = tokens.issue(store, {"kind": "player", "email": email_hash})
-    return [{"email": email, "token": token}]
+def _seat_entry(store: Store, game_id: str, number: int, seat: dict[str, Any], pipe) -> tuple[dict, str | None, dict | None]:
+    """A seat's stored entry, the token for its creator (no address, no bot), and whom to invite.
+
+    A seat with an address is indexed under it; only a link mailed there yields a token for it.
+    """
+    entry = {"name": seat["name"], "bot": seat.get("bot"), "email": seat.get("email"), "token": None}
+    if entry["bot"]:
+        return entry, None, None
+    if entry["email"]:
+        entry["email_hash"] = tokens.email_hash(entry["email"])
+        pipe.sadd(email_key(entry["email_hash"], "seats"), f"{game_id}:{number}")
+        pipe.set(email_key(entry["email_hash"], "known"), "1")
+        return entry, None, {"email": entry["email"], "name": entry["name"], "game": game_id, "seat": number}
+    token, entry["token"] = tokens.issue(store, {"kind": "seat", "game": game_id, "seat": number}, pipe)
+    return entry, token, None
 
 
 def _entry(version: int, by: int | None, event: dict[str, Any], timeout: bool = False) -> str:
     entry = {"version": version, "at": deadlines.stamp(deadlines.now()), "by": by, "event": event}
-    if "private_to" in event:
-        entry["private_to"] = event["private_to"]  # others must not learn even that it happened, nor who
     if timeout:
         entry["timeout"] = True
     return dumps(entry)
@@ -139,51 +168,73 @@ def _entry(version: int, by: int | None, event: dict[str, Any], timeout: bool = 
 
 def refused(outcome: Committed) -> Problem:
     if outcome.outcome == "stale":
-        return Problem(409, "stale_version", f"the game is at version {outcome.version}",
+        return Problem("stale_version", f"your decision has changed; the game is at version {outcome.version}",
                        current_version=outcome.version)
     if outcome.outcome == "missing":
-        return Problem(404, "game_not_found", "the game is gone")
-    return Problem(409, f"game_{outcome.status}", f"the game is {outcome.status}",
+        return Problem("game_not_found", "the game is gone")
+    return Problem(f"game_{outcome.status}", f"the game is {outcome.status}",
                    current_version=outcome.version)
 
 
-def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, idempotency: tuple[str, str] | None = None,
-         timeout: bool = False, bot: str | None = None) -> tuple[Committed, Table, list[dict[str, Any]]]:
-    """Apply one move at the table's version and commit it; the new table and the engine's events.
+@dataclass
+class Played:
+    """A move applied and committed (or refused by the commit): the table after it and its events."""
 
-    The returned Committed may be a refusal (stale, status, duplicate): the caller decides what that
-    means. Raises Problem(422) with the engine's code for an illegal move.
+    outcome: Committed
+    table: Table
+    events: list[dict[str, Any]]
+
+
+def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout: bool = False,
+         bot: str | None = None, answer: Callable[[Table, list[dict[str, Any]]], dict] | None = None,
+         idempotency_key: str | None = None) -> Played:
+    """Apply one move to the table as loaded and commit it at the table's revision.
+
+    The outcome may be a refusal (stale, status, duplicate): the caller decides what that means.
+    A private move (the vocabulary says so, and it changed nobody's pending decision) changes only the
+    revision: no version, no event, and the log gets it only before the next public move. With
+    `answer`, the document it builds from the new table is stored under `idempotency_key` in the same
+    atomic step. Raises Problem(422) with the engine's code for an illegal move.
     """
     if table.status != RUNNING:
         raise refused(Committed("status", table.version, table.status))
     try:
         state, events = table.game.apply(table.state, seat, move)
     except IllegalMove as error:
-        raise Problem(422, error.code, error.message) from None
-    version = table.version + 1
+        raise Problem.of_rules(error) from None
     now = deadlines.now()
-    pending = deadlines.schedule(table.game.pending(state), table.pending, table.meta["deadlines"], now)
     status = FINISHED if table.game.result(state) is not None else RUNNING
-    log = {"version": version, "seat": seat, "move": move, "at": deadlines.stamp(now)}
+    decisions = table.game.pending(state)
+    private = (table.game.move_types[move["type"]].get("private", False) and status == RUNNING
+               and [(d["seat"], d["kind"]) for d in decisions] == [(d["seat"], d["kind"]) for d in table.pending])
+    entry = {"seat": seat, "move": move, "at": deadlines.stamp(now)}
     if timeout:
-        log["timeout"] = True
+        entry["timeout"] = True
     if bot:
-        log["bot"] = bot
+        entry["bot"] = bot
+    if private:
+        version, pending, log, stored = table.version, table.pending, [], []
+        private_moves = {**table.private_moves, str(seat): entry}
+    else:
+        version = table.version + 1
+        pending = deadlines.schedule(decisions, table.pending, table.meta["deadlines"], now, version, seat)
+        log = [dumps(e) for e in table.private_entries()]
+        log.append(dumps({"version": version, **entry}))
+        private_moves = {}
+        stored = [_entry(version, seat, e, timeout) for e in events if "private_to" not in e]
+    new = Table(table.id, version, table.rev + 1, status, table.meta, state, pending, private_moves, table.game)
+    idempotency = None
+    if answer is not None and idempotency_key is not None:
+        idempotency = (idempotency_key, dumps({"fingerprint": move_fingerprint(move), "body": answer(new, events)}))
     outcome = store.commit(
-        table.id, table.version, statuses=(RUNNING,),
-        fields={"state": dumps(state), "pending": dumps(pending), "status": status},
-        log_entry=dumps(log), events=[_entry(version, seat, e, timeout) for e in events],
-        idempotency=idempotency,
+        table.id, table.rev, statuses=(RUNNING,), public=not private,
+        fields={"state": dumps(state), "pending": dumps(pending), "status": status,
+                "private_moves": dumps(private_moves)},
+        log=log, events=stored, idempotency=idempotency,
     )
     if outcome.outcome != "ok":
-        return outcome, table, []
-    new = Table(table.id, version, status, table.meta, state, pending, table.game)
-    return outcome, new, events
-
-
-def choose_bot_move(bot: str, game: Any, state: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
-    """The move the named engine bot chooses for the seat."""
-    return engine.bots.choose_move(bot, game, state, seat, rng)
+        return Played(outcome, table, [])
+    return Played(outcome, new, events)
 
 
 def run_bots(store: Store, table: Table) -> Table:
@@ -198,39 +249,58 @@ def run_bots(store: Store, table: Table) -> Table:
         bot = table.meta["seats"][seat]["bot"]
         rng = random.Random(f"{table.meta['seed']}:{table.version}")
         try:
-            move = choose_bot_move(bot, table.game, table.state, seat, rng)
+            move = engine.bots.choose_move(bot, table.game, table.state, seat, rng)
         except IllegalMove as error:
             log.warning("bot %s cannot play %s (%s); seat %d plays its default move", bot, table.game.name,
                         error.code, seat)
             move = table.game.default_move(table.state, seat)
-        outcome, table, _ = play(store, table, seat, move, bot=bot)
-        if outcome.outcome != "ok":
-            table = load(store, table.id)
+        played = play(store, table, seat, move, bot=bot)
+        table = played.table if played.outcome.outcome == "ok" else load(store, table.id)
     return table
 
 
-def submit(store: Store, table: Table, seat: int, move: dict[str, Any], expected: int,
-           idempotency_key: str | None) -> tuple[Table, list[dict[str, Any]], int, dict | None]:
-    """A player's move at the version he saw: (table after bots, his events, version of his move, replay).
+def check_seen(table: Table, seat: int, move: dict[str, Any], seen: int) -> None:
+    """Refuse (409) a move made against a decision that has changed or gone since version `seen`.
 
-    With an idempotency key, a retry returns the first answer (the last item) and applies nothing.
+    Each pending decision carries `since`, the version at which it became pending: a move is
+    checked against the seat's own decision, not the whole game, so other seats' moves and anyone's
+    private orders never make it stale.
     """
-    idem = None
-    if idempotency_key:
-        fingerprint = move_fingerprint(move)
-        key = idempotency_key_for(table.id, seat, idempotency_key)
+    decision = table.decision_of(seat)
+    free = table.game.move_types[move["type"]].get("free", False)
+    if seen > table.version or (decision is not None and decision.get("since", 0) > seen) or (
+            decision is None and seen < table.version and not free):
+        raise refused(Committed("stale", table.version))
+
+
+def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: int,
+           answer: Callable[[Table, list[dict[str, Any]]], dict], idempotency: str | None = None
+           ) -> tuple[dict[str, Any], bool]:
+    """A player's move against what he saw at version `seen`: (the answer, whether it is a replay).
+
+    A commit lost to somebody else's move is tried again on the new state, as long as the seat's
+    own decision is still the one he saw. With an Idempotency-Key, the answer is stored with the
+    move in one atomic step, so a retry (after any crash) gets it verbatim and moves nothing.
+    """
+    key = idempotency_key_for(table.id, seat, idempotency) if idempotency else None
+    fingerprint = move_fingerprint(move)
+    if key is not None:
         earlier = store.redis.get(key)
         if earlier is not None:
-            return table, [], 0, _replayed(json.loads(earlier), fingerprint)
-        idem = (key, dumps({"fingerprint": fingerprint}))
-    if expected != table.version:
-        raise refused(Committed("stale", table.version))
-    outcome, after, events = play(store, table, seat, move, idempotency=idem)
-    if outcome.outcome == "duplicate":
-        return table, [], 0, _replayed(json.loads(store.redis.get(idem[0])), fingerprint)
-    if outcome.outcome != "ok":
-        raise refused(outcome)
-    return run_bots(store, after), events, outcome.version, None
+            return _replayed(json.loads(earlier), fingerprint), True
+    for _ in range(ATTEMPTS):
+        check_seen(table, seat, move, seen)
+        played = play(store, table, seat, move, answer=answer, idempotency_key=key)
+        outcome = played.outcome.outcome
+        if outcome == "ok":
+            run_bots(store, played.table)
+            return answer(played.table, played.events), False
+        if outcome == "duplicate":
+            return _replayed(json.loads(store.redis.get(key)), fingerprint), True
+        if outcome != "stale":
+            raise refused(played.outcome)
+        table = load(store, table.id)
+    raise Problem("busy", "the game kept changing under this move; try again")
 
 
 def idempotency_key_for(game_id: str, seat: int, key: str) -> str:
@@ -239,42 +309,30 @@ def idempotency_key_for(game_id: str, seat: int, key: str) -> str:
 
 def _replayed(record: dict[str, Any], fingerprint: str) -> dict[str, Any]:
     if record["fingerprint"] != fingerprint:
-        raise Problem(422, "idempotency_key_reused", "this Idempotency-Key was used for another move")
-    return record
+        raise Problem("idempotency_key_reused", "this Idempotency-Key was used for another move")
+    return record["body"]
 
 
 def move_fingerprint(move: dict[str, Any]) -> str:
     return hashlib.sha256(dumps(move).encode()).hexdigest()
 
 
-def remember_response(store: Store, game_id: str, seat: int, key: str, move: dict[str, Any],
-                      body: dict[str, Any]) -> None:
-    """Store the first answer under the idempotency key so that retries get it verbatim.
-
-    The record the commit wrote holds only the move's fingerprint, so it is rewritten whole (one SET,
-    keeping its expiry) without reading it first.
-    """
-    store.redis.set(idempotency_key_for(game_id, seat, key),
-                    dumps({"fingerprint": move_fingerprint(move), "body": body}), keepttl=True)
-
-
 def play_default(store: Store, game_id: str, seat: int, kind: str | None = None, *, force: bool = False) -> bool:
     """The deadline's entry point for workers: play the engine's default move for a seat that is due.
 
-    Re-checks under the commit's version check that the same decision is still pending and overdue;
+    Re-checks under the commit's revision check that the same decision is still pending and overdue;
     returns False when there was nothing to do. The move is logged as a timeout.
     """
-    for _ in range(5):
+    for _ in range(ATTEMPTS):
         table = load(store, game_id)
         due = [d for d in table.pending if d["seat"] == seat and (kind is None or d["kind"] == kind)]
         if table.status != RUNNING or not due:
             return False
         if not force and deadlines.parse(due[0]["deadline_at"]) > deadlines.now():
             return False
-        move = table.game.default_move(table.state, seat)
-        outcome, after, _ = play(store, table, seat, move, timeout=True)
-        if outcome.outcome == "ok":
-            run_bots(store, after)
+        played = play(store, table, seat, table.game.default_move(table.state, seat), timeout=True)
+        if played.outcome.outcome == "ok":
+            run_bots(store, played.table)
             return True
     return False
 
@@ -288,7 +346,7 @@ def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, statu
         fields["meta"] = dumps(meta)
     if pending is not None:
         fields["pending"] = dumps(pending)
-    outcome = store.commit(table.id, table.version, statuses=statuses, fields=fields,
+    outcome = store.commit(table.id, table.rev, statuses=statuses, fields=fields,
                            events=[_entry(table.version + 1, None, event)] if event else [])
     if outcome.outcome != "ok":
         raise refused(outcome)
@@ -296,14 +354,15 @@ def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, statu
 
 
 def start(store: Store, table: Table) -> Table:
-    pending = deadlines.schedule(table.game.pending(table.state), [], table.meta["deadlines"], deadlines.now())
+    pending = deadlines.schedule(table.game.pending(table.state), [], table.meta["deadlines"], deadlines.now(),
+                                 table.version + 1)
     table = _host_change(store, table, (OPEN,), status=RUNNING, pending=pending, event={"type": "game_started"})
     return run_bots(store, table)
 
 
 def pause(store: Store, table: Table, hours: int) -> Table:
     if table.meta["pauses_used"] >= MAX_PAUSES:
-        raise Problem(409, "pause_limit", f"a game may be paused {MAX_PAUSES} times")
+        raise Problem("pause_limit", f"a game may be paused {MAX_PAUSES} times")
     now = deadlines.now()
     until = deadlines.stamp(now + timedelta(hours=hours))
     meta = {**table.meta, "pauses_used": table.meta["pauses_used"] + 1, "paused_at": deadlines.stamp(now),
@@ -334,35 +393,37 @@ def cancel(store: Store, table: Table) -> Table:
                         event={"type": "game_cancelled"})
 
 
-def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]) -> tuple[Table, dict]:
-    """Hand a seat to another player or a bot; the old seat token stops working at once."""
+def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]
+                 ) -> tuple[Table, str | None, dict[str, Any] | None]:
+    """Hand a seat to another player or a bot: (table, token for the host to pass on, whom to invite).
+
+    The old seat token stops working at once; a seat with an address gets its link by mail only.
+    """
     if not 0 <= seat < len(table.meta["seats"]):
-        raise Problem(404, "seat_not_found", f"no seat {seat}")
+        raise Problem("seat_not_found", f"no seat {seat}")
+    if player.get("email") and any(other.get("email_hash") == tokens.email_hash(player["email"])
+                                   for number, other in enumerate(table.meta["seats"]) if number != seat):
+        raise Problem("duplicate_email", "each address may hold one seat of a game")
     old = table.meta["seats"][seat]
-    entry = {"name": player["name"], "bot": player.get("bot"), "email": player.get("email"), "token": None}
-    issued: dict[str, Any] = {"seat": seat, "players": []}
-    if player.get("email"):
-        entry["email_hash"] = tokens.email_hash(player["email"])
-    if not entry["bot"]:
-        issued["token"], entry["token"] = tokens.issue(store, {"kind": "seat", "game": table.id, "seat": seat})
+    with store.redis.pipeline(transaction=False) as pipe:
+        entry, token, invite = _seat_entry(store, table.id, seat, player, pipe)
+        pipe.execute()
     seats = list(table.meta["seats"])
     seats[seat] = entry
     table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats},
                          event={"type": "seat_replaced", "seat": seat, "name": entry["name"]})
     if old.get("token"):
         store.redis.delete(token_key(old["token"]))
-    if old.get("email_hash"):
+    if old.get("email_hash") and old.get("email_hash") != entry.get("email_hash"):
         store.redis.srem(email_key(old["email_hash"], "seats"), f"{table.id}:{seat}")
-    if entry.get("email_hash") and not entry["bot"]:
-        issued["players"] = _register_player(store, entry["email_hash"], entry["email"], table.id, seat)
-    return run_bots(store, table), issued
+    return run_bots(store, table), token, invite
 
 
 def replay(store: Store, game_id: str) -> dict[str, Any]:
-    """Rebuild the state from the setup and the move log: it must equal the stored state."""
+    """Rebuild the state from the setup, the move log and the private moves since: it must equal the stored state."""
     table = load(store, game_id)
     state = table.game.new_state(table.meta["options"], table.meta["setup"])
-    for entry in store.log(game_id):
+    for entry in store.log(game_id) + table.private_entries():
         state, _ = table.game.apply(state, entry["seat"], entry["move"])
     return state
 
@@ -376,3 +437,19 @@ def events_for(store: Store, game_id: str, viewer: int | None, after: int, limit
     last = entries[-1]["seq"] if entries else min(after, total)
     return redact(entries, viewer), last, total
 
+
+
+def wait_for_events(store: Store, game_id: str, after: int, seconds: float) -> None:
+    """Return once the feed holds more than `after` events, or after `seconds` (a long-poll).
+
+    Subscribes before looking, so an event committed in between is never missed: the commit script
+    publishes on the game's channel whenever it appends to the feed.
+    """
+    with store.redis.pubsub(ignore_subscribe_messages=True) as channel:
+        channel.subscribe(feed_channel(game_id))
+        deadline = time.monotonic() + seconds
+        while store.feed_length(game_id) <= after:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            channel.get_message(timeout=min(left, 1.0))

@@ -1,4 +1,9 @@
-"""Errors as RFC 9457 problem documents, so every client parses one shape with a stable `code`."""
+"""Errors as RFC 9457 problem documents, so every client parses one shape with a stable `code`.
+
+`CODES` is the catalog: every code the service answers with, its HTTP status and what it means.
+The OpenAPI document lists them per operation, and a test holds every raise in the code to it.
+The rules' own codes (422) come from the game (`Game.error_codes`).
+"""
 from __future__ import annotations
 
 from http import HTTPStatus
@@ -8,18 +13,70 @@ from flask import Response, json
 
 PROBLEM_TYPE = "application/problem+json"
 
+CODES: dict[str, tuple[int, str]] = {
+    "bad_request": (400, "the request could not be read"),
+    "bad_json": (400, "the body is not valid JSON"),
+    "too_deep": (400, "the JSON body is nested more deeply than any request needs"),
+    "unauthorized": (401, "authentication is needed"),
+    "bad_token": (401, "the bearer token is malformed, unknown or revoked"),
+    "token_required": (401, "this needs a token: Authorization: Bearer <token>"),
+    "forbidden": (403, "not allowed"),
+    "wrong_game": (403, "the seat or host token belongs to another game"),
+    "not_a_seat": (403, "the caller holds no seat at this game"),
+    "host_only": (403, "only the game's host may do this"),
+    "bad_link": (403, "not a link we sent"),
+    "link_expired": (403, "the link has expired; ask for a new one"),
+    "link_used": (403, "the link was used already; ask for a new one"),
+    "not_found": (404, "no such resource"),
+    "game_not_found": (404, "no such game"),
+    "seat_not_found": (404, "no such seat"),
+    "method_not_allowed": (405, "the resource does not take this method (see Allow)"),
+    "conflict": (409, "the request conflicts with the resource's state"),
+    "stale_version": (409, "the caller's pending decision changed since the version he saw; see current_version"),
+    "busy": (409, "the game kept changing under the request; try again"),
+    "pause_limit": (409, "the game has used all its pauses"),
+    "game_open": (409, "the game has not started"),
+    "game_running": (409, "the game is running (not paused)"),
+    "game_paused": (409, "the game is paused"),
+    "game_finished": (409, "the game is over"),
+    "game_cancelled": (409, "the game was cancelled"),
+    "too_large": (413, "the body is larger than the limit (64 KB)"),
+    "uri_too_long": (414, "the request line is too long"),
+    "unsupported_media_type": (415, "send the body as application/json"),
+    "invalid_request": (422, "the body or query does not match the schema; see errors"),
+    "invalid_move": (422, "the move does not match its type's schema; see errors"),
+    "bad_if_match": (422, "If-Match is not a game version"),
+    "version_mismatch": (422, "If-Match and the body's version disagree"),
+    "bad_idempotency_key": (422, "an Idempotency-Key has 1 to 200 characters"),
+    "idempotency_key_reused": (422, "the Idempotency-Key was used for another move"),
+    "bad_seats": (422, "the game does not take this many seats"),
+    "duplicate_email": (422, "each address may hold one seat of a game"),
+    "bad_deadlines": (422, "a deadline names no decision kind or deadline class of the game"),
+    "version_required": (428, "name the version you saw: If-Match or a 'version' field"),
+    "rate_limited": (429, "too many requests; wait Retry-After seconds"),
+    "headers_too_large": (431, "the request's headers are too large"),
+    "internal_error": (500, "a fault on our side"),
+    "store_unavailable": (503, "the game store is unreachable; retry after Retry-After seconds"),
+}
+RULES_STATUS = 422  # every code of the rules (IllegalMove) is answered with this status
+
 
 class Problem(Exception):
-    """Raise anywhere in a request to answer with a problem document."""
+    """Raise anywhere in a request to answer with a problem document; `code` is from CODES."""
 
-    def __init__(self, status: int, code: str, detail: str, *, headers: dict[str, str] | None = None,
-                 **extra: Any):
+    def __init__(self, code: str, detail: str, *, headers: dict[str, str] | None = None,
+                 status: int | None = None, **extra: Any):
         super().__init__(detail)
-        self.status = status
+        self.status = status or CODES[code][0]
         self.code = code
         self.detail = detail
         self.headers = headers or {}
         self.extra = extra
+
+    @classmethod
+    def of_rules(cls, error: Any) -> "Problem":
+        """The rules refused a move, option or setup: 422 with the rules' own code."""
+        return cls(error.code, error.message, status=RULES_STATUS)
 
 
 def problem_response(status: int, code: str, detail: str, headers: dict[str, str] | None = None,

@@ -1,11 +1,13 @@
 """Request and response schemas: strict on the way in (unknown fields and floats are refused)."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from email_validator import EmailNotValidError, validate_email
+from marshmallow import Schema, ValidationError, fields, validate
 
-from service.vocabulary import MoveField, StrictBoolean
+from service.vocabulary import Deadlines, GameDoc, GameName, MoveField, MovePart, StrictBoolean
 
 BOTS = ["random", "greedy"]
+PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f-\x9f]*$", error="No control characters.")
 
 
 def Int(**kwargs) -> fields.Integer:
@@ -18,37 +20,45 @@ class ProblemSchema(Schema):
     type = fields.String()
     title = fields.String()
     status = Int()
-    code = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "Stable machine code (listed in full by service.spec)."})
     detail = fields.String()
     current_version = Int()
     retry_after = Int()
     errors = fields.Dict()
 
 
+class Address(fields.String):
+    """An email address, checked for syntax by email-validator (no DNS lookups) and normalized."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return validate_email(text, check_deliverability=False).normalized
+        except EmailNotValidError as error:
+            raise ValidationError(str(error)) from None
+
+
 class SeatIn(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=60))
-    email = fields.Email(load_default=None, allow_none=True)
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=60), PRINTABLE])
+    email = Address(load_default=None, allow_none=True, validate=validate.Length(max=254),
+                    metadata={"format": "email", "description": "The player gets a sign-in link here, and "
+                                                                  "only that link gives his seat's token."})
     bot = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(BOTS))
 
 
-class OptionsIn(Schema):
-    bidding = fields.String(validate=validate.OneOf(["step", "open"]))
-    auction_pass = StrictBoolean()
-
-
 class GameIn(Schema):
-    game = fields.String(load_default="princes-of-florence")
-    seats = fields.List(fields.Nested(SeatIn), required=True, validate=validate.Length(min=3, max=5))
-    options = fields.Nested(OptionsIn, load_default=dict)
-    deadlines = fields.Dict(
-        keys=fields.String(validate=validate.Length(min=1, max=40)),
-        values=Int(validate=validate.Range(min=60, max=30 * 24 * 3600)),
-        load_default=dict,
+    game = GameName(load_default="princes-of-florence", metadata={"description": "One of the served games."})
+    seats = fields.List(fields.Nested(SeatIn), required=True, validate=validate.Length(min=3, max=5),
+                        metadata={"description": "The players as listed; with shuffle_seats, seat i is the "
+                                                 "player listed at setup.seat_order[i]."})
+    options = GameDoc("options", load_default=dict)
+    deadlines = Deadlines(
+        60, 30 * 24 * 3600, load_default=dict,
         metadata={"description": "Seconds allowed per decision kind (or deadline class): default 24 h, bids 12 h."},
     )
     seed = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
-    setup = fields.Dict(load_default=None, allow_none=True,
-                        metadata={"description": "An explicit setup instead of one drawn from the seed."})
+    setup = GameDoc("setup", load_default=None, allow_none=True,
+                    metadata={"description": "An explicit setup instead of one drawn from the seed."})
 
 
 class SeatOut(Schema):
@@ -63,6 +73,8 @@ class PendingOut(Schema):
     kind = fields.String()
     deadline = fields.String(allow_none=True)
     deadline_at = fields.String(allow_none=True, metadata={"description": "UTC ISO time; null until started."})
+    since = Int(metadata={"description": "The version at which this decision became pending: its id. A move "
+                                         "made against this version or a later one answers this decision."})
 
 
 class YouOut(Schema):
@@ -80,8 +92,8 @@ class GameOut(Schema):
     deadlines = fields.Dict()
     seats = fields.List(fields.Nested(SeatOut))
     pending = fields.List(fields.Nested(PendingOut))
-    view = fields.Dict(metadata={"description": "The engine's view for the caller, already redacted."})
-    result = fields.Dict(allow_none=True)
+    view = GameDoc("view", metadata={"description": "The game as the caller may see it."})
+    result = GameDoc("result", allow_none=True, metadata={"description": "Scores and ranking once over."})
     you = fields.Nested(YouOut)
     paused_until = fields.String(allow_none=True)
     pauses_left = Int()
@@ -92,15 +104,10 @@ class SeatTokenOut(Schema):
     token = fields.String()
 
 
-class PlayerTokenOut(Schema):
-    email = fields.String()
-    token = fields.String()
-
-
 class TokensOut(Schema):
     host = fields.String()
-    seats = fields.List(fields.Nested(SeatTokenOut))
-    players = fields.List(fields.Nested(PlayerTokenOut))
+    seats = fields.List(fields.Nested(SeatTokenOut),
+                        metadata={"description": "Tokens of the seats without an address, to pass on by hand."})
 
 
 class CreatedOut(Schema):
@@ -109,7 +116,7 @@ class CreatedOut(Schema):
 
 
 class LabelledMove(Schema):
-    move = fields.Dict()
+    move = MoveField()
     label = fields.String()
 
 
@@ -143,10 +150,9 @@ class EventOut(Schema):
 class MoveOut(Schema):
     """Kept small so that submitting is cheap: GET the game (ETag = version) for the full view."""
 
-    version = Int(metadata={"description": "The version this move created."})
+    version = Int(metadata={"description": "The game's version after this move (unchanged by a private one)."})
     label = fields.String()
     events = fields.List(fields.Dict(), metadata={"description": "What the move did, redacted for you."})
-    game_version = Int(metadata={"description": "The version after any bot moves that followed."})
     status = fields.String()
     pending = fields.List(fields.Nested(PendingOut))
 
@@ -156,6 +162,8 @@ class EventsQuery(Schema):
 
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**53))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+    wait = fields.Integer(load_default=0, validate=validate.Range(min=0, max=30),
+                          metadata={"description": "Seconds to wait for an event after `after` (long-poll)."})
 
 
 class EventPageOut(Schema):
@@ -178,7 +186,10 @@ class TurnsOut(Schema):
 
 
 class OrdersIn(Schema):
-    limits = fields.Dict(keys=fields.String(), values=Int(), required=True)
+    """The fields of the game's `set_orders` move (checked against its vocabulary once the game is known)."""
+
+    limits = MovePart("set_orders", "limits", keys=fields.String(), values=Int(validate=validate.Range(min=0)),
+                      required=True, metadata={"description": "Highest bid per auction item."})
     step_out_otherwise = StrictBoolean(required=True)
 
 
@@ -193,13 +204,12 @@ class PauseIn(Schema):
 
 class SeatReplacedOut(Schema):
     seat = Int()
-    token = fields.String(allow_none=True)
-    players = fields.List(fields.Nested(PlayerTokenOut))
+    token = fields.String(allow_none=True, metadata={"description": "The new seat's token when it has no address."})
     game = fields.Nested(GameOut)
 
 
 class SignInIn(Schema):
-    email = fields.Email(required=True)
+    email = Address(required=True, validate=validate.Length(max=254), metadata={"format": "email"})
 
 
 class RedeemIn(Schema):
@@ -216,3 +226,4 @@ class AcceptedOut(Schema):
 
 class HealthOut(Schema):
     status = fields.String()
+    redis = fields.String()

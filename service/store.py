@@ -3,6 +3,11 @@
 All keys of a game carry the hash tag ``{<game id>}`` so that a game lives in one Redis Cluster
 slot and the commit script may touch all of them. The move log is the source of truth; the stored
 state is a cache of replaying it, written in the same atomic step.
+
+A game hash carries two counters. `rev` counts every write of the state, private ones included, and
+is what the commit checks, so no two writers ever lose each other's update. `version` counts only
+what everybody may see (moves, host actions): it is the number clients hold, and a private change
+(standing orders) leaves it alone so nobody learns of it or finds his own move stale because of it.
 """
 from __future__ import annotations
 
@@ -15,24 +20,28 @@ import redis
 PREFIX = "pz"
 IDEMPOTENCY_TTL = 24 * 3600
 
-# KEYS: game hash, move log, event list, idempotency key.
-# ARGV: expected version, allowed statuses (",a,b,"), idempotency record ('' = none), its ttl,
-#       log entry ('' = none), n, then n field/value pairs for the game hash, then events.
+# KEYS: game hash, move log, event list, idempotency key, feed channel.
+# ARGV: expected rev, allowed statuses (",a,b,"), idempotency record ('' = none), its ttl,
+#       bump the version ('1' or '0'), n log entries, m field/value pairs, then the log entries,
+#       the pairs, and the events. The idempotency record is the answer itself, written in the same
+#       step as the move, so a retry after a crash anywhere still finds it.
 _COMMIT = """
-local head = redis.call('HMGET', KEYS[1], 'version', 'status')
-if not head[1] then return {'missing', 0, ''} end
-local version = tonumber(head[1])
-if ARGV[3] ~= '' and redis.call('EXISTS', KEYS[4]) == 1 then return {'duplicate', version, head[2]} end
-if tonumber(ARGV[1]) ~= version then return {'stale', version, head[2]} end
-if not string.find(ARGV[2], ',' .. head[2] .. ',', 1, true) then return {'status', version, head[2]} end
-version = version + 1
-local n = tonumber(ARGV[6])
-local fields = {'version', version}
-for i = 7, 6 + 2 * n do fields[#fields + 1] = ARGV[i] end
+local head = redis.call('HMGET', KEYS[1], 'rev', 'version', 'status')
+if not head[2] then return {'missing', 0, ''} end
+local version = tonumber(head[2])
+local rev = tonumber(head[1] or head[2])
+if ARGV[3] ~= '' and redis.call('EXISTS', KEYS[4]) == 1 then return {'duplicate', version, head[3]} end
+if tonumber(ARGV[1]) ~= rev then return {'stale', version, head[3]} end
+if not string.find(ARGV[2], ',' .. head[3] .. ',', 1, true) then return {'status', version, head[3]} end
+if ARGV[5] == '1' then version = version + 1 end
+local n, m = tonumber(ARGV[6]), tonumber(ARGV[7])
+local fields = {'rev', rev + 1, 'version', version}
+for i = 8 + n, 7 + n + 2 * m do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
-if ARGV[5] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[5]) end
+for i = 8, 7 + n do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 local seq = redis.call('LLEN', KEYS[3])
-for i = 7 + 2 * n, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+for i = 8 + n + 2 * m, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+if #ARGV >= 8 + n + 2 * m then redis.call('PUBLISH', KEYS[5], seq) end
 if ARGV[3] ~= '' then redis.call('SET', KEYS[4], ARGV[3], 'EX', ARGV[4]) end
 return {'ok', version, seq}
 """
@@ -58,9 +67,14 @@ def email_key(email_hash: str, part: str) -> str:
     return f"{PREFIX}:email:{email_hash}:{part}"
 
 
+def feed_channel(game_id: str) -> str:
+    """Published to whenever the game's event feed grows, for long-polling readers."""
+    return game_key(game_id, "feed")
+
+
 def head_fields(names: tuple[str, ...] | list[str]) -> list[str]:
-    """The hash fields `Store.head` reads: version and status, then `names`."""
-    return ["version", "status", *names]
+    """The hash fields `Store.head` reads: version, status and rev, then `names`."""
+    return ["version", "status", "rev", *names]
 
 
 def dumps(doc: Any) -> str:
@@ -87,7 +101,7 @@ class Store:
     def create(self, game_id: str, fields: dict[str, str], events: list[str]) -> None:
         """Write a new game in one transaction (ids are random: no two games share one)."""
         with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(game_key(game_id, "game"), mapping={**fields, "version": 1})
+            pipe.hset(game_key(game_id, "game"), mapping={**fields, "version": 1, "rev": 1})
             if events:
                 pipe.rpush(game_key(game_id, "events"), *events)
             pipe.execute()
@@ -96,16 +110,20 @@ class Store:
         fields = head_fields(names)
         return dict(zip(fields, self.redis.hmget(game_key(game_id, "game"), fields)))
 
-    def commit(self, game_id: str, expected: int, *, statuses: tuple[str, ...], fields: dict[str, str],
-               log_entry: str = "", events: list[str] = (), idempotency: tuple[str, str] | None = None
-               ) -> Committed:
-        """Apply one change atomically if the game is still at `expected` and in one of `statuses`."""
+    def commit(self, game_id: str, rev: int, *, statuses: tuple[str, ...], fields: dict[str, str],
+               log: list[str] = (), events: list[str] = (), public: bool = True,
+               idempotency: tuple[str, str] | None = None) -> Committed:
+        """Apply one change atomically if the game is still at `rev` and in one of `statuses`.
+
+        `public` changes move the version on; private ones (standing orders) only the rev.
+        """
         idem_key, idem_record = idempotency or (game_key(game_id, "idem:none"), "")
         pairs = [item for pair in fields.items() for item in pair]
         answer = self._commit(
-            keys=[game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key],
-            args=[expected, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, log_entry,
-                  len(fields), *pairs, *events],
+            keys=[game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key,
+                  feed_channel(game_id)],
+            args=[rev, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, "1" if public else "0",
+                  len(log), len(fields), *log, *pairs, *events],
         )
         outcome, version, third = answer
         if outcome == "ok":
@@ -122,3 +140,6 @@ class Store:
             pipe.llen(game_key(game_id, "events"))
             raw, total = pipe.execute()
         return [{"seq": after + i + 1, **json.loads(item)} for i, item in enumerate(raw)], int(total)
+
+    def feed_length(self, game_id: str) -> int:
+        return int(self.redis.llen(game_key(game_id, "events")))

@@ -19,17 +19,28 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
-def field_for(fragment: dict[str, Any], **kwargs: Any) -> fields.Field:
+def field_for(fragment: dict[str, Any], title: str = "", **kwargs: Any) -> fields.Field:
+    """A strict marshmallow field for a JSON-Schema fragment of the engine's vocabulary.
+
+    `title` names the schema of an object with fixed properties in the OpenAPI document.
+    """
     kind = fragment["type"]
+    checks = [validate.OneOf(fragment["enum"])] if "enum" in fragment else []
+    if "minimum" in fragment:
+        checks.append(validate.Range(min=fragment["minimum"]))
     if kind == "integer":
-        return fields.Integer(strict=True, **kwargs)
+        return fields.Integer(strict=True, validate=checks, **kwargs)
     if kind == "string":
-        return fields.String(**kwargs)
+        return fields.String(validate=checks, **kwargs)
     if kind == "boolean":
         return StrictBoolean(**kwargs)
     if kind == "array":
-        bounds = validate.Length(min=fragment["minItems"], max=fragment["maxItems"]) if "maxItems" in fragment else None
-        return fields.List(field_for(fragment["items"]), validate=bounds, **kwargs)
+        if "maxItems" in fragment:
+            checks.append(validate.Length(min=fragment["minItems"], max=fragment["maxItems"]))
+        return fields.List(field_for(fragment["items"]), validate=checks, **kwargs)
+    if kind == "object" and "properties" in fragment:
+        inner = {name: field_for(part) for name, part in fragment["properties"].items()}
+        return fields.Nested(Schema.from_dict(inner, name=title), **kwargs)
     if kind == "object":
         return fields.Dict(keys=fields.String(), values=field_for(fragment["additionalProperties"]), **kwargs)
     raise ValueError(f"no field for JSON type {kind}")
@@ -56,7 +67,8 @@ def _build(game_name: str, move_types: dict[str, Any]) -> dict[str, type[Schema]
     for move_type, spec in move_types.items():
         attrs: dict[str, Any] = {
             "type": fields.String(required=True, validate=validate.OneOf([move_type])),
-            **{name: field_for(fragment, required=True) for name, fragment in spec["fields"].items()},
+            **{name: field_for(fragment, title=f"{component_name(game_name, move_type)}.{name}", required=True)
+               for name, fragment in spec["fields"].items()},
         }
         meta = type("Meta", (), {"title": move_type, "description": spec["doc"]})
         schemas[move_type] = type(component_name(game_name, move_type), (Schema,), {**attrs, "Meta": meta})
@@ -79,10 +91,49 @@ def check_move(game: Any, move: Any) -> dict[str, Any]:
 _LOADERS: dict[type[Schema], Schema] = {}  # one instance per move schema: building one costs more than a load
 
 
-class MoveField(fields.Field):
-    """A move object; checked against the game's vocabulary once the game is known."""
+class MoveField(fields.Dict):
+    """A move object; checked against the game's vocabulary once the game is known.
+
+    The OpenAPI document shows it as a oneOf of the move types, told apart by `type` (service.spec).
+    """
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, dict):
             raise ValidationError("A move is an object.")
         return value
+
+
+class GameDoc(fields.Dict):
+    """A document whose shape the game defines (its options, setup, view or result).
+
+    Checked by the engine once the game is known; the OpenAPI document refers to the game's own
+    schema for `part` (service.spec), so generated clients get typed models.
+    """
+
+    def __init__(self, part: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.part = part
+
+
+class Deadlines(fields.Dict):
+    """Seconds allowed per decision kind or deadline class; the keys are the game's `deadline_keys`."""
+
+    def __init__(self, low: int, high: int, **kwargs: Any):
+        super().__init__(keys=fields.String(validate=validate.Length(min=1, max=40)),
+                         values=fields.Integer(strict=True, validate=validate.Range(min=low, max=high)), **kwargs)
+        self.low, self.high = low, high
+
+
+class GameName(fields.String):
+    """The name of a served game; the OpenAPI document lists them (the engine refuses others)."""
+
+
+class MovePart(fields.Dict):
+    """One field of one of the game's move types, e.g. the `limits` of `set_orders`.
+
+    Checked against the vocabulary once the game is known; documented with the game's own fragment.
+    """
+
+    def __init__(self, move_type: str, name: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.move_type, self.part = move_type, name

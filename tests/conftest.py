@@ -23,9 +23,12 @@ def redis_url(redis_server):
     return redis_server.url
 
 
+SECRET = "test-secret-" + "x" * 40
+
+
 def make_app(redis_url: str, **config):
-    return create_app({"REDIS_URL": redis_url, "GAMES": GAMES, "RATE_LIMIT": (1_000_000, 60),
-                       "TESTING": True, **config})
+    return create_app({"REDIS_URL": redis_url, "GAMES": GAMES, "RATE_LIMIT": "1000000 per minute",
+                       "SECRET_KEY": SECRET, "TESTING": True, **config})
 
 
 @pytest.fixture
@@ -43,11 +46,15 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def new_game(client, game: str = "toy-count", seats: int = 3, bots: dict[int, str] | None = None,
-             start: bool = True, **extra) -> dict:
-    """Create (and start) a game over HTTP; returns the creation body with tokens."""
+             start: bool = True, emails: bool = False, **extra) -> dict:
+    """Create (and start) a game over HTTP; returns the creation body with tokens.
+
+    Seats have no address unless `emails`, so the creator gets every human seat's token.
+    """
     bots = bots or {}
     body = {"game": game, "seed": 7, **extra,
-            "seats": [{"name": f"P{n}", "email": f"p{n}@example.org", "bot": bots.get(n)} for n in range(seats)]}
+            "seats": [{"name": f"P{n}", "bot": bots.get(n), **({"email": f"p{n}@example.org"} if emails else {})}
+                      for n in range(seats)]}
     response = client.post("/api/v1/games", json=body)
     assert response.status_code == 201, response.get_json()
     created = response.get_json()
@@ -59,6 +66,22 @@ def new_game(client, game: str = "toy-count", seats: int = 3, bots: dict[int, st
 
 def seat_tokens(created: dict) -> dict[int, str]:
     return {entry["seat"]: entry["token"] for entry in created["tokens"]["seats"]}
+
+
+def mailed_link(app, to: str) -> str:
+    """The sign-in link in the newest mail to `to` in the local outbox, as a player would click it."""
+    import re
+    from service import mailbox
+    message = [m for m in mailbox.outbox(app.extensions["palazzo.store"]) if m["to"] == to][-1]
+    return re.search(r"link=(\S+)", message["text"]).group(1)
+
+
+def sign_in(app, client, to: str) -> str:
+    """A player token for `to`, got the only way there is: redeeming the link mailed to him."""
+    from urllib.parse import unquote
+    response = client.post("/api/v1/sign-in/redeem", json={"link": unquote(mailed_link(app, to))})
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()["token"]
 
 
 def assert_replays(app, game_id: str) -> None:

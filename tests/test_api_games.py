@@ -8,7 +8,6 @@ def test_create_returns_tokens_once_and_the_game_opens(client):
     created = new_game(client, start=False)
     tokens = created["tokens"]
     assert len(tokens["seats"]) == 3 and tokens["host"]
-    assert {p["email"] for p in tokens["players"]} == {"p0@example.org", "p1@example.org", "p2@example.org"}
     game = client.get(f"/api/v1/games/{created['game']['id']}").get_json()
     assert game["status"] == "open" and game["version"] == 1 and "tokens" not in game
     assert all(seat["email"] is None for seat in game["seats"] if "email" in seat)
@@ -20,7 +19,7 @@ def test_read_as_seat_shows_own_private_only_and_etag(client):
     for seat, token in seat_tokens(created).items():
         response = client.get(f"/api/v1/games/{game_id}", headers=bearer(token))
         body = response.get_json()
-        assert response.headers["ETag"] == f'"{body["version"]}"'
+        assert response.headers["ETag"].startswith(f'"{body["version"]}.')
         assert body["you"] == {"role": "seat", "seat": seat}
         assert body["view"]["players"][seat]["private"]["number"] >= 1
         assert leaks(body, seat) == []
@@ -49,8 +48,8 @@ def test_stale_version_gets_409_with_current_version(client):
     ok = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[0]),
                      json={"move": {"type": "pick", "value": 1}, "version": version})
     assert ok.status_code == 200
-    stale = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[1]),
-                        json={"move": {"type": "pick", "value": 1}, "version": version})
+    stale = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[0]),
+                        json={"move": {"type": "pick", "value": 2}, "version": version})
     assert stale.status_code == 409
     assert stale.content_type == "application/problem+json"
     assert stale.get_json()["code"] == "stale_version" and stale.get_json()["current_version"] == version + 1

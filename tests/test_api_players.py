@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from service import games, mailbox
-from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens
+from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens, sign_in
 
 
 def test_host_pauses_resumes_cancels_and_pauses_are_bounded(client):
@@ -38,16 +38,21 @@ def test_replacing_a_seat_revokes_the_old_token_and_a_bot_takes_over(client, app
     assert client.get(f"/api/v1/games/{game_id}", headers=bearer(old)).status_code == 401
     game = client.get(f"/api/v1/games/{game_id}").get_json()
     assert all(d["seat"] != 2 for d in game["pending"])
+    by_hand = client.put(f"/api/v1/games/{game_id}/seats/2", headers=host, json={"name": "Cy"}).get_json()["token"]
+    assert client.get(f"/api/v1/games/{game_id}", headers=bearer(by_hand)).get_json()["you"]["seat"] == 2
     human = client.put(f"/api/v1/games/{game_id}/seats/2", headers=host, json={"name": "Dee", "email": "dee@example.org"})
-    assert client.get(f"/api/v1/games/{game_id}", headers=bearer(human.get_json()["token"])).get_json()["you"]["seat"] == 2
+    assert human.get_json()["token"] is None, "a seat with an address is reached by mail only"
+    assert client.get(f"/api/v1/games/{game_id}", headers=bearer(by_hand)).status_code == 401
+    dee = bearer(sign_in(app, client, "dee@example.org"))
+    assert client.get(f"/api/v1/games/{game_id}", headers=dee).get_json()["you"]["seat"] == 2
     assert_replays(app, game_id)
 
 
-def test_my_turns_span_games_most_urgent_first(client):
-    slow = new_game(client, deadlines={"pick": 7200})
-    fast = new_game(client, deadlines={"pick": 600})
-    player = next(p["token"] for p in slow["tokens"]["players"] if p["email"] == "p0@example.org")
-    assert fast["tokens"]["players"] == []
+def test_my_turns_span_games_most_urgent_first(client, app):
+    slow = new_game(client, deadlines={"pick": 7200}, emails=True)
+    fast = new_game(client, deadlines={"pick": 600}, emails=True)
+    assert slow["tokens"]["seats"] == fast["tokens"]["seats"] == []
+    player = sign_in(app, client, "p0@example.org")
     turns = client.get("/api/v1/me/turns", headers=bearer(player)).get_json()["turns"]
     assert [t["game_id"] for t in turns] == [fast["game"]["id"], slow["game"]["id"]]
     assert all(t["seat"] == 0 and t["kind"] == "pick" for t in turns)
@@ -56,12 +61,13 @@ def test_my_turns_span_games_most_urgent_first(client):
 
 
 def test_sign_in_mails_a_link_that_gives_a_player_token_and_reveals_nothing(client, app):
-    new_game(client)
+    new_game(client, emails=True)
     store = app.extensions["palazzo.store"]
+    invitations = len(mailbox.outbox(store))
     known = client.post("/api/v1/sign-in", json={"email": "P1@example.org"})
     unknown = client.post("/api/v1/sign-in", json={"email": "nobody@example.org"})
     assert known.status_code == unknown.status_code == 202 and known.get_json() == unknown.get_json()
-    [message] = mailbox.outbox(store)
+    [message] = mailbox.outbox(store)[invitations:]
     assert message["to"] == "p1@example.org"
     link = re.search(r"link=(\S+)", message["text"]).group(1)
     token = client.post("/api/v1/sign-in/redeem", json={"link": link}).get_json()["token"]
@@ -83,7 +89,7 @@ def test_play_default_moves_an_overdue_seat_as_a_timeout(client, app):
 
 
 def test_rate_limit_answers_429_with_retry_after(redis_url):
-    client = make_app(redis_url, RATE_LIMIT=(3, 60)).test_client()
+    client = make_app(redis_url, RATE_LIMIT="3 per minute").test_client()
     statuses = [client.get("/api/v1/games/none").status_code for _ in range(4)]
     assert statuses == [404, 404, 404, 429]
     limited = client.get("/api/v1/games/none")

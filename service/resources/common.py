@@ -1,44 +1,93 @@
 """What every resource needs: the store, the caller, his seat at a game, and the game as he sees it."""
 from __future__ import annotations
 
+import hashlib
+from http import HTTPStatus
 from typing import Any, Callable
 
-from flask import current_app, g, request
+from flask import Response, current_app, g, json, request
 from flask_smorest import Blueprint
+from limits.strategies import RateLimiter
 
 from service import games
+from service.bodies import Parser
 from service.callers import Caller
-from service.problems import Problem
+from service.links import Links
+from service.problems import CODES, PROBLEM_TYPE, RULES_STATUS, Problem
+from service.schemas import ProblemSchema
 from service.store import Store
 
 AUTH = [{}, {"token": []}]
+VERSION_PATTERN = r'^(W/)?"?[0-9]{1,15}(\.[0-9a-f]{1,16})?"?$'
 IF_MATCH = {"in": "header", "name": "If-Match", "required": False,
-            "schema": {"type": "string"}, "description": "The game version the move was made against."}
+            "schema": {"type": "string", "pattern": VERSION_PATTERN, "example": '"7"'},
+            "description": "The game version the move was made against (the ETag of the game, or just the "
+                           "number). Either this or the body's `version` is required: 428 without both."}
+IF_NONE_MATCH = {"in": "header", "name": "If-None-Match", "required": False, "schema": {"type": "string"},
+                 "description": "The ETag you hold: 304 with no body when nothing you may see has changed."}
 IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": False,
-                   "schema": {"type": "string", "maxLength": 200},
+                   "schema": {"type": "string", "minLength": 1, "maxLength": 200},
                    "description": "A retry with the same key returns the first response and moves nothing."}
-ETAG = {"ETag": {"description": "The game version, quoted", "schema": {"type": "string"}}}
+ETAG = {"ETag": {"description": "What the caller saw: the game version, a dot, and a digest of the answer",
+                 "schema": {"type": "string"}}}
+RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}}
+EVERYWHERE = ("bad_token", "rate_limited", "store_unavailable")
+WITH_BODY = ("bad_json", "too_deep", "too_large", "unsupported_media_type", "invalid_request")
 
 
-PROBLEMS = {401: "UNAUTHORIZED", 403: "FORBIDDEN", 404: "NOT_FOUND", 409: "CONFLICT",
-            422: "UNPROCESSABLE_ENTITY", 428: "PRECONDITION_REQUIRED"}
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.capitalize() for part in rest)
 
 
-def documented(blp: Blueprint, *statuses: int, parameters: list[dict] | None = None) -> Callable:
-    """Publish the problem responses a route can give, its token security and extra header parameters."""
+def documented(blp: Blueprint, *codes: str, body: bool = False, parameters: list[dict] | None = None,
+               secured: bool = True) -> Callable:
+    """Publish a route's operationId (its function's name), security, extra header parameters and
+    every problem it can answer, listed by code under each status (codes from problems.CODES, and
+    "rules" for the game's own 422 codes)."""
+    everything = [*codes, *(WITH_BODY if body else ()), *EVERYWHERE]
+    by_status: dict[int, list[str]] = {}
+    for code in dict.fromkeys(everything):
+        status = RULES_STATUS if code == "rules" else CODES[code][0]
+        by_status.setdefault(status, []).append(code)
+
     def decorate(view: Callable) -> Callable:
-        for status in statuses:
-            view = blp.alt_response(status, response=PROBLEMS[status])(view)
-        return blp.doc(security=AUTH, **({"parameters": parameters} if parameters else {}))(view)
+        for status, listed in sorted(by_status.items()):
+            text = "; ".join("a code of the rules (see the game's error codes)" if code == "rules"
+                             else f"`{code}`: {CODES[code][1]}" for code in listed)
+            view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_TYPE,
+                                    description=f"{HTTPStatus(status).phrase}. code: {text}",
+                                    headers=RETRY_AFTER if status in (429, 503) else None)(view)
+        doc: dict[str, Any] = {"operationId": _camel(view.__name__)}
+        if secured:
+            doc["security"] = AUTH
+        if parameters:
+            doc["parameters"] = parameters
+        return blp.doc(**doc)(view)
     return decorate
 
 
+class PalazzoBlueprint(Blueprint):
+    """flask-smorest's Blueprint with Palazzo's body checks (size, depth, media type)."""
+
+    ARGUMENTS_PARSER = Parser()
+
+
 def blueprint(name: str, description: str) -> Blueprint:
-    return Blueprint(name, name, url_prefix="/api/v1", description=description)
+    return PalazzoBlueprint(name, name, url_prefix="/api/v1", description=description)
 
 
 def store() -> Store:
     return current_app.extensions["palazzo.store"]
+
+
+def links() -> Links:
+    return current_app.extensions["palazzo.links"]
+
+
+def mail_limiter() -> RateLimiter:
+    """The moving-window limiter behind the request limits, for limits on mails per address."""
+    return current_app.extensions["palazzo.limiter"].limiter
 
 
 def caller() -> Caller:
@@ -60,11 +109,11 @@ def viewer(table: games.Table, who: Caller) -> tuple[str, int | None]:
     """The caller's role at this game and his seat: seat tokens and player tokens act for a seat."""
     if who.kind == "seat":
         if who.game != table.id:
-            raise Problem(403, "wrong_game", "this seat token belongs to another game")
+            raise Problem("wrong_game", "this seat token belongs to another game")
         return "seat", who.seat
     if who.kind == "host":
         if who.game != table.id:
-            raise Problem(403, "wrong_game", "this host token belongs to another game")
+            raise Problem("wrong_game", "this host token belongs to another game")
         return "host", None
     if who.kind == "player":
         seat = table.seat_of_email(who.email)
@@ -75,18 +124,18 @@ def viewer(table: games.Table, who: Caller) -> tuple[str, int | None]:
 def seat_of(table: games.Table, who: Caller) -> int:
     """The seat the caller acts for; 401 without a token, 403 when he holds no seat here."""
     if who.kind == "anonymous":
-        raise Problem(401, "token_required", "send a seat token as 'Authorization: Bearer <token>'")
+        raise Problem("token_required", "send a seat token as 'Authorization: Bearer <token>'")
     role, seat = viewer(table, who)
     if seat is None:
-        raise Problem(403, "not_a_seat", "only a player seated at this game may do this")
+        raise Problem("not_a_seat", "only a player seated at this game may do this")
     return seat
 
 
 def host_of(table: games.Table, who: Caller) -> None:
     if who.kind == "anonymous":
-        raise Problem(401, "token_required", "send the host token as 'Authorization: Bearer <token>'")
+        raise Problem("token_required", "send the host token as 'Authorization: Bearer <token>'")
     if who.kind != "host" or who.game != table.id:
-        raise Problem(403, "host_only", "only this game's host may do this")
+        raise Problem("host_only", "only this game's host may do this")
 
 
 def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
@@ -109,19 +158,39 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
 
 
 def expected_version(body_version: int | None) -> int:
-    """The version the caller saw: the body's `version` or If-Match ("7", W/"7" or 7)."""
+    """The version the caller saw: the body's `version` or If-Match ("7", W/"7", 7 or an ETag "7.ab12")."""
     header = request.headers.get("If-Match")
     if header is not None:
-        text = header.strip().removeprefix("W/").strip('"')
+        text = header.strip().removeprefix("W/").strip('"').split(".", 1)[0]
         if not text.isdigit() or len(text) > 15:
-            raise Problem(422, "bad_if_match", "If-Match must be the game version, e.g. \"7\"")
+            raise Problem("bad_if_match", "If-Match must be the game version, e.g. \"7\"")
         if body_version is not None and int(text) != body_version:
-            raise Problem(422, "version_mismatch", "If-Match and version disagree")
+            raise Problem("version_mismatch", "If-Match and version disagree")
         return int(text)
     if body_version is None:
-        raise Problem(428, "version_required", "name the version you saw: If-Match or a 'version' field")
+        raise Problem("version_required", "name the version you saw: If-Match or a 'version' field")
     return body_version
 
 
-def etag(version: int) -> dict[str, str]:
-    return {"ETag": f'"{version}"'}
+def etag(version: int, answer: Any = None) -> dict[str, str]:
+    """The ETag of an answer: the game version, and a digest of what this caller was shown.
+
+    The digest makes it change with anything private to the caller (his standing orders) that
+    leaves the public version alone; clients may send it back as If-Match.
+    """
+    if answer is None:
+        return {"ETag": f'"{version}"'}
+    digest = hashlib.sha256(json.dumps(answer).encode()).hexdigest()[:12]
+    return {"ETag": f'"{version}.{digest}"'}
+
+
+def conditional(answer: dict[str, Any], version: int) -> Response | tuple[dict[str, Any], dict[str, str]]:
+    """The answer with its ETag, or 304 Not Modified when the caller holds that ETag already.
+
+    `answer` must be what the route's response schema dumps it to.
+    """
+    headers = etag(version, answer)
+    held = [tag.strip().removeprefix("W/") for tag in request.headers.get("If-None-Match", "").split(",")]
+    if headers["ETag"] in held or "*" in held:
+        return Response(status=304, headers=headers)
+    return answer, headers

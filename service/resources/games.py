@@ -1,9 +1,10 @@
 """Games: create one (tokens are shown once) and read one as the caller may see it."""
 from __future__ import annotations
 
-from service import games
+from service import games, signin
 from service.callers import Caller
-from service.resources.common import ETAG, blueprint, caller, documented, etag, game_out, load_game, store
+from service.resources.common import (links, mail_limiter, ETAG, IF_NONE_MATCH, blueprint, caller, conditional, documented, etag,
+                                      game_out, load_game, store)
 from service.schemas import CreatedOut, GameIn, GameOut
 
 blp = blueprint("games", "Create a game and read it as a seat, the host or a spectator.")
@@ -12,18 +13,25 @@ blp = blueprint("games", "Create a game and read it as a seat, the host or a spe
 @blp.route("/games", methods=["POST"])
 @blp.arguments(GameIn())
 @blp.response(201, CreatedOut, headers=ETAG)
-@documented(blp, 422)
+@documented(blp, "bad_seats", "duplicate_email", "bad_deadlines", "rules", body=True)
 def create_game(spec):
-    """Create a game in status open; the host starts it. Seat, host and player tokens appear only here."""
-    table, issued = games.create(store(), spec)
+    """Create a game in status open; the host starts it.
+
+    The answer holds, once, the host token and the tokens of seats without an address (to pass on
+    by hand). A seat with an address gets its way in by mail only: a single-use sign-in link.
+    """
+    table, issued, invitations = games.create(store(), spec)
+    for invitation in invitations:
+        signin.invite(store(), links(), mail_limiter(), invitation)
     host_view = game_out(table, Caller("host", "", table.id))
     return {"game": host_view, "tokens": issued}, etag(table.version)
 
 
 @blp.route("/games/<game_id>", methods=["GET"])
 @blp.response(200, GameOut, headers=ETAG)
-@documented(blp, 404)
-def read_game(game_id):
+@blp.alt_response(304, description="Not Modified: nothing the caller may see has changed since the ETag he sent")
+@documented(blp, "game_not_found", "wrong_game", parameters=[IF_NONE_MATCH])
+def get_game(game_id):
     """The game for the caller: the engine's view for his seat, pending decisions, the version."""
     table = load_game(game_id)
-    return game_out(table, caller()), etag(table.version)
+    return conditional(game_out(table, caller()), table.version)

@@ -1,16 +1,16 @@
-"""Moves: the caller's legal moves with labels, and submitting one move at a named version."""
+"""Moves: the caller's legal moves with labels, and submitting one move against the version he saw."""
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import request
 from marshmallow import ValidationError
 
+from engine.core import redact
 from service import games
 from service.problems import Problem
-from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, blueprint, caller, documented, etag,
-                                      expected_version, load_game, seat_of, store)
+from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, blueprint, caller,
+                                      conditional, documented, etag, expected_version, load_game, seat_of, store)
 from service.schemas import LegalMovesOut, MoveIn, MoveOut, PendingOut
 from service.vocabulary import check_move
-from engine.core import redact
 
 blp = blueprint("moves", "The caller's legal moves, and submitting one move.")
 
@@ -19,58 +19,62 @@ PENDING_KEYS = tuple(PendingOut._declared_fields)
 
 @blp.route("/games/<game_id>/moves", methods=["GET"])
 @blp.response(200, LegalMovesOut, headers=ETAG)
-@documented(blp, 401, 403, 404)
-def legal_moves(game_id):
+@blp.alt_response(304, description="Not Modified: the caller's moves are as in the ETag he sent")
+@documented(blp, "token_required", "not_a_seat", "wrong_game", "game_not_found", parameters=[IF_NONE_MATCH])
+def list_legal_moves(game_id):
     """Every move the caller's seat may make now, labelled; free moves are listed by type."""
     table = load_game(game_id)
     seat = seat_of(table, caller())
     game = table.game
     moves = game.legal_moves(table.state, seat) if table.status == games.RUNNING else []
-    return {
+    return conditional({
         "version": table.version, "seat": seat,
         "pending": [d for d in table.pending if d["seat"] == seat],
         "moves": [{"move": move, "label": game.describe(move)} for move in moves],
         "free": [{"type": t, "doc": spec["doc"]} for t, spec in game.move_types.items() if spec.get("free")],
-    }, etag(table.version)
+    }, table.version)
 
 
 @blp.route("/games/<game_id>/moves", methods=["POST"])
 @blp.arguments(MoveIn())
 @blp.response(200, MoveOut, headers=ETAG)
-@documented(blp, 401, 403, 404, 409, 422, 428, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
+@documented(blp, "token_required", "not_a_seat", "wrong_game", "game_not_found", "stale_version", "busy",
+            "game_open", "game_paused", "game_finished", "game_cancelled", "invalid_move", "bad_if_match",
+            "version_mismatch", "bad_idempotency_key", "idempotency_key_reused", "rules", "version_required",
+            body=True, parameters=[IF_MATCH, IDEMPOTENCY_KEY])
 def submit_move(body, game_id):
-    """Submit one move made against a version; stale gets 409, illegal gets 422 with the engine's code."""
+    """Submit one move against the version you saw (If-Match or `version`).
+
+    The move is checked against your own pending decision, not the whole game: other seats' moves
+    since you looked do not make it stale. 409 `stale_version` only when your decision has changed
+    or gone; 422 with the rules' code when the move is illegal. With an Idempotency-Key, a retry
+    returns the first answer (header Idempotent-Replayed) and moves nothing.
+    """
     table = load_game(game_id)
     seat = seat_of(table, caller())
-    expected = expected_version(body.get("version"))
+    seen = expected_version(body.get("version"))
     try:
         move = check_move(table.game, body["move"])
     except ValidationError as error:
-        raise Problem(422, "invalid_move", "the move does not match its type's schema",
+        raise Problem("invalid_move", "the move does not match its type's schema",
                       errors={"move": error.messages}) from None
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 0 < len(key) <= 200:
-        raise Problem(422, "bad_idempotency_key", "an Idempotency-Key has 1 to 200 characters")
-    after, events, version, replayed = games.submit(store(), table, seat, move, expected, key)
-    if replayed is not None:
-        if "body" not in replayed:
-            raise Problem(409, "in_progress", "the first request with this Idempotency-Key is still running")
-        return replayed["body"], {**etag(replayed["body"]["game_version"]), "Idempotent-Replayed": "true"}
-    answer = move_out(version, table.game.describe(move), [redact(event, seat) for event in events], after)
-    if key is not None:
-        games.remember_response(store(), game_id, seat, key, move, answer)
-    return current_app.json.response(answer), etag(after.version)
+        raise Problem("bad_idempotency_key", "an Idempotency-Key has 1 to 200 characters")
+
+    def answer(after: games.Table, events: list[dict]) -> dict:
+        return move_out(table.game.describe(move), [redact(event, seat) for event in events], after)
+
+    answered, replayed = games.submit(store(), table, seat, move, seen, answer, key)
+    headers = etag(answered["version"])
+    if replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return answered, headers
 
 
-def move_out(version: int, label: str, events: list[dict], after: games.Table) -> dict:
-    """The MoveOut document exactly as `MoveOut().dump` would give it (tests hold it to that).
-
-    Built directly and returned as a ready Response, which flask-smorest passes through without
-    dumping again: this answer is on the hot path and has only already-checked fields. The
-    decorator's MoveOut still documents it in the OpenAPI spec.
-    """
+def move_out(label: str, events: list[dict], after: games.Table) -> dict:
+    """The MoveOut document exactly as `MoveOut().dump` would give it (tests hold it to that)."""
     return {
-        "version": version, "label": label, "events": events, "game_version": after.version,
-        "status": after.status,
+        "version": after.version, "label": label, "events": events, "status": after.status,
         "pending": [{k: d[k] for k in PENDING_KEYS if k in d} for d in after.pending],
     }

@@ -1,21 +1,21 @@
 """Standing orders for the auction: set, read, cancel; only their owner sees them.
 
-They are the engine's free move `set_orders`; the owner's current orders live in his own view
-under players[seat].private.orders, which the engine's redaction hides from everyone else.
+They are the engine's private move `set_orders`; the owner's current orders live in his own view
+under players[seat].private.orders, which the engine's redaction hides from everyone else. Setting
+them changes no public version and adds nothing to the feed, so nobody else can tell.
 """
 from __future__ import annotations
 
-from flask import request
+from marshmallow import ValidationError
 
 from service import games
 from service.problems import Problem
-from service.store import Committed
-from service.resources.common import (IF_MATCH, blueprint, caller, documented, expected_version, load_game,
-                                      seat_of, store)
+from service.resources.common import blueprint, caller, documented, load_game, seat_of, store
 from service.schemas import OrdersIn, OrdersOut
+from service.vocabulary import check_move
 
 blp = blueprint("orders", "The caller's standing auction orders, private to him.")
-ATTEMPTS = 5
+ORDERS_CODES = ("token_required", "not_a_seat", "wrong_game", "game_not_found")
 
 
 def _orders(table: games.Table, seat: int) -> dict | None:
@@ -25,27 +25,29 @@ def _orders(table: games.Table, seat: int) -> dict | None:
     return None
 
 
-def _set(game_id: str, move: dict) -> dict:
-    """Submit set_orders at the named version, or, without one, at whatever version is current."""
-    named = request.headers.get("If-Match") is not None
-    for _ in range(ATTEMPTS):
-        table = load_game(game_id)
-        seat = seat_of(table, caller())
-        if named and expected_version(None) != table.version:
-            raise games.refused(Committed("stale", table.version))
-        outcome, after, _ = games.play(store(), table, seat, move)
-        if outcome.outcome == "ok":
-            after = games.run_bots(store(), after)
+def _set(game_id: str, orders: dict) -> dict:
+    """Submit set_orders on whatever the game is now: orders do not depend on the board."""
+    table = load_game(game_id)
+    seat = seat_of(table, caller())
+    try:
+        move = check_move(table.game, {"type": "set_orders", **orders})
+    except ValidationError as error:
+        raise Problem("invalid_request", "these orders do not fit this game", errors=error.messages) from None
+    for _ in range(games.ATTEMPTS):
+        played = games.play(store(), table, seat, move)
+        if played.outcome.outcome == "ok":
+            after = games.run_bots(store(), played.table)
             return {"version": after.version, "orders": _orders(after, seat)}
-        if named or outcome.outcome != "stale":
-            raise games.refused(outcome)
-    raise Problem(409, "busy", "the game kept changing; try again")
+        if played.outcome.outcome != "stale":
+            raise games.refused(played.outcome)
+        table = games.load(store(), game_id)
+    raise Problem("busy", "the game kept changing; try again")
 
 
 @blp.route("/games/<game_id>/orders", methods=["GET"])
 @blp.response(200, OrdersOut)
-@documented(blp, 401, 403, 404)
-def read_orders(game_id):
+@documented(blp, *ORDERS_CODES)
+def get_orders(game_id):
     """The caller's current standing orders."""
     table = load_game(game_id)
     seat = seat_of(table, caller())
@@ -55,15 +57,16 @@ def read_orders(game_id):
 @blp.route("/games/<game_id>/orders", methods=["PUT"])
 @blp.arguments(OrdersIn())
 @blp.response(200, OrdersOut)
-@documented(blp, 401, 403, 404, 409, 422, parameters=[IF_MATCH])
+@documented(blp, *ORDERS_CODES, "busy", "game_open", "game_paused", "game_finished", "game_cancelled", "rules",
+            body=True)
 def set_orders(orders, game_id):
-    """Replace the caller's standing orders (If-Match optional: orders do not depend on the board)."""
-    return _set(game_id, {"type": "set_orders", **orders})
+    """Replace the caller's standing orders; they answer his bids the moment he is to bid."""
+    return _set(game_id, orders)
 
 
 @blp.route("/games/<game_id>/orders", methods=["DELETE"])
 @blp.response(200, OrdersOut)
-@documented(blp, 401, 403, 404, 409, 422, parameters=[IF_MATCH])
+@documented(blp, *ORDERS_CODES, "busy", "game_open", "game_paused", "game_finished", "game_cancelled", "rules")
 def cancel_orders(game_id):
     """Cancel the caller's standing orders."""
-    return _set(game_id, {"type": "set_orders", "limits": {}, "step_out_otherwise": False})
+    return _set(game_id, {"limits": {}, "step_out_otherwise": False})

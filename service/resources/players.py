@@ -1,29 +1,21 @@
-"""Players across games: whose turn it is (most urgent first), and sign-in by emailed link."""
+"""Players across games: whose turn it is (most urgent first), and signing in by a mailed link."""
 from __future__ import annotations
 
 import json
 
-from flask import current_app, request
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
-
-from service import mailbox, tokens
+from service import signin
 from service.problems import Problem
-from service.resources.common import blueprint, caller, documented, store
+from service.resources.common import links, mail_limiter, blueprint, caller, documented, store
 from service.schemas import AcceptedOut, PlayerOut, RedeemIn, SignInIn, TurnsOut
 from service.store import email_key, game_key
 
 blp = blueprint("players", "A player's games across the server, and signing in by email.")
-LINK_MAX_AGE = 3600
-
-
-def _signer() -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt="palazzo-sign-in")
 
 
 @blp.route("/me/turns", methods=["GET"])
 @blp.response(200, TurnsOut)
-@documented(blp, 401)
-def my_turns():
+@documented(blp, "token_required")
+def list_my_turns():
     """The decisions waiting for the caller in all his games, most urgent deadline first."""
     who = caller()
     if who.kind == "player":
@@ -31,7 +23,7 @@ def my_turns():
     elif who.kind == "seat":
         seats = [(who.game, str(who.seat))]
     else:
-        raise Problem(401, "token_required", "send a player or seat token")
+        raise Problem("token_required", "send a player or seat token")
     with store().redis.pipeline(transaction=False) as pipe:
         for game_id, _ in seats:
             pipe.hmget(game_key(game_id, "game"), ["version", "status", "pending", "meta"])
@@ -52,29 +44,21 @@ def my_turns():
 @blp.route("/sign-in", methods=["POST"])
 @blp.arguments(SignInIn())
 @blp.response(202, AcceptedOut)
-def sign_in(body):
-    """Email a sign-in link to this address if it plays here; always 202, so it reveals nothing."""
-    email = body["email"].strip().lower()
-    if store().redis.exists(email_key(tokens.email_hash(email), "known")):
-        link = _signer().dumps(tokens.email_hash(email))
-        url = f"{request.host_url.rstrip('/')}/sign-in?link={link}"
-        mailbox.send(store(), email, "Your Palazzo sign-in link",
-                     f"Open {url} within an hour to sign in, or POST {{\"link\": \"{link}\"}}"
-                     f" to /api/v1/sign-in/redeem. If you did not ask for this, ignore this message.")
+@documented(blp, body=True, secured=False)
+def request_sign_in(body):
+    """Mail a single-use sign-in link to this address if it plays here.
+
+    Always 202 with the same body, whether or not a mail went out (unknown address, or over the
+    limit of 3 mails per address in 15 minutes), so the answer reveals nothing.
+    """
+    signin.send_link(store(), links(), mail_limiter(), body["email"])
     return {"status": "accepted"}
 
 
 @blp.route("/sign-in/redeem", methods=["POST"])
 @blp.arguments(RedeemIn())
 @blp.response(201, PlayerOut)
-@blp.alt_response(403, response="FORBIDDEN")
-def redeem(body):
-    """Trade the link from the email for a new player token (shown once)."""
-    try:
-        email = _signer().loads(body["link"], max_age=LINK_MAX_AGE)
-    except SignatureExpired:
-        raise Problem(403, "link_expired", "this sign-in link has expired; ask for a new one") from None
-    except BadSignature:
-        raise Problem(403, "bad_link", "this is not a sign-in link we sent") from None
-    token, _ = tokens.issue(store(), {"kind": "player", "email": email})
-    return {"token": token}
+@documented(blp, "bad_link", "link_expired", "link_used", body=True, secured=False)
+def redeem_sign_in(body):
+    """Trade the link from the mail for a new player token (shown once); each link works once."""
+    return {"token": signin.redeem(store(), links(), body["link"])}

@@ -1,0 +1,71 @@
+"""Signing in by mail: a player token goes only to whoever opens a link mailed to the address.
+
+Links are single-use and expire after an hour. Mails to one address are limited (a moving window
+in Redis); past the limit nothing is sent and nothing is said, so the answer reveals nothing.
+"""
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from limits import parse
+from limits.strategies import RateLimiter
+
+from service import mailbox, tokens
+from service.links import Links
+from service.problems import Problem
+from service.store import PREFIX, Store, email_key
+
+PURPOSE = "sign-in"
+LINK_MAX_AGE = 3600
+MAILS_PER_ADDRESS = parse("3 per 15 minutes")
+INVITES_PER_ADDRESS = parse("10 per hour")
+PAGE = "/sign-in"
+
+
+def _link(store: Store, links: Links, email: str) -> tuple[str, str]:
+    """A fresh single-use link for the address: (page URL, the signed link itself)."""
+    signed = links.sign(PURPOSE, {"e": tokens.email_hash(email), "n": secrets.token_urlsafe(12)})
+    return links.url(PAGE, link=signed), signed
+
+
+def _instructions(url: str, signed: str) -> str:
+    return (f"Open this link within an hour to sign in (it works once):\n\n  {url}\n\n"
+            f"A program can trade it for a token instead: POST {{\"link\": \"{signed}\"}} to /api/v1/sign-in/redeem.\n"
+            "If you did not ask for this, ignore this message.")
+
+
+def send_link(store: Store, links: Links, limiter: RateLimiter, email: str) -> bool:
+    """Mail a sign-in link if the address plays here and is under its limit; True when mailed."""
+    email = email.strip().lower()
+    digest = tokens.email_hash(email)
+    if not store.redis.exists(email_key(digest, "known")):
+        return False
+    if not limiter.hit(MAILS_PER_ADDRESS, "sign-in-mail", digest):
+        return False
+    url, signed = _link(store, links, email)
+    mailbox.send(store, email, "Your Palazzo sign-in link", _instructions(url, signed))
+    return True
+
+
+def invite(store: Store, links: Links, limiter: RateLimiter, invitation: dict[str, Any]) -> bool:
+    """Mail a seated player his way in: the seat is his once he opens the link."""
+    digest = tokens.email_hash(invitation["email"])
+    if not limiter.hit(INVITES_PER_ADDRESS, "invite-mail", digest):
+        return False
+    url, signed = _link(store, links, invitation["email"])
+    mailbox.send(store, invitation["email"], "You have a seat at a Palazzo game",
+                 f"{invitation['name']}, you hold seat {invitation['seat']} of game {invitation['game']}.\n\n"
+                 + _instructions(url, signed))
+    return True
+
+
+def redeem(store: Store, links: Links, signed: str) -> str:
+    """Trade a mailed link for a new player token; a link works once (403 link_used after)."""
+    payload = links.open(PURPOSE, signed, LINK_MAX_AGE)
+    if not isinstance(payload, dict) or not {"e", "n"} <= set(payload):
+        raise Problem("bad_link", "this is not a sign-in link")
+    if not store.redis.set(f"{PREFIX}:link-used:{payload['n']}", "1", nx=True, ex=LINK_MAX_AGE + 60):
+        raise Problem("link_used", "this link was used already; ask for a new one")
+    token, _ = tokens.issue(store, {"kind": "player", "email": payload["e"]})
+    return token
