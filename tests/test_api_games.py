@@ -112,3 +112,23 @@ def test_whole_game_with_bots_ends_with_result_and_replays(client, app):
         assert response.status_code == 200, response.get_json()
     assert game["result"]["ranking"]
     assert_replays(app, game_id)
+
+
+def test_shuffled_seats_follow_the_drawn_order(app, client):
+    from engine.pof import GAME
+    options = GAME.normalize_options({"seats": 4, "shuffle_seats": True})
+    seed = next(s for s in range(100) if GAME.make_setup(options, s)["seat_order"] != [0, 1, 2, 3])
+    order = GAME.make_setup(options, seed)["seat_order"]
+    listed = [{"name": "Ann"}, {"name": "Bob", "email": "bob@example.org"}, {"name": "Cy", "bot": "random"},
+              {"name": "Dee"}]
+    response = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": seed,
+                                                  "options": {"shuffle_seats": True}, "seats": listed})
+    created = response.get_json()
+    assert response.status_code == 201, created
+    assert [seat["name"] for seat in created["game"]["seats"]] == [listed[i]["name"] for i in order]
+    assert created["game"]["seats"][order.index(2)]["bot"] == "random"
+    for seat, token in seat_tokens(created).items():
+        assert listed[order[seat]]["name"] in ("Ann", "Dee") and "email" not in listed[order[seat]]
+        you = client.get(f"/api/v1/games/{created['game']['id']}", headers=bearer(token)).get_json()["you"]
+        assert you == {"role": "seat", "seat": seat}
+    assert created["game"]["seats"][order.index(1)]["email"] == "bob@example.org"
