@@ -9,6 +9,7 @@ COMMANDS = {
     "simulate": "service.commands.simulate",
     "replay": "service.commands.replay",
     "serve": "service.commands.serve",
+    "outbox": "service.commands.outbox",
 }
 
 

@@ -230,3 +230,29 @@ def test_serve_stops_when_its_redis_server_keeps_dying(tmp_path):
     finally:
         if serve.process.poll() is None:
             stop_serve(serve)
+
+
+def test_the_readme_session_a_seat_with_an_address_signs_in_from_the_local_outbox(tmp_path):
+    """As README's worked session: the creator gets no token for Ann; `palazzo outbox` shows her link."""
+    serve = start_serve(tmp_path / "var")
+    try:
+        status, created = call(serve.base, "POST", "/games", {
+            "game": "princes-of-florence", "seed": 42,
+            "seats": [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bot1", "bot": "random"},
+                      {"name": "Bot2", "bot": "greedy"}]})
+        assert status == 201 and created["tokens"]["seats"] == []
+        shown = subprocess.run([sys.executable, "-m", "service.cli", "outbox", "--var", str(tmp_path / "var"),
+                                "--to", "ann@example.org"], env=local_env(), capture_output=True, text=True, timeout=30)
+        assert shown.returncode == 0, shown.stderr
+        url = re.search(r"(http://\S+/sign-in\?link=\S+)", shown.stdout).group(1)
+        assert url.startswith(f"http://127.0.0.1:{serve.port}/sign-in?link="), "links use the address serve prints"
+        link = url.split("link=", 1)[1]
+        status, player = call(serve.base, "POST", "/sign-in/redeem", {"link": link})
+        assert status == 201, player
+        status, game = call(serve.base, "GET", f"/games/{created['game']['id']}", token=player["token"])
+        assert status == 200 and game["you"] == {"role": "seat", "seat": 0}
+    finally:
+        stop_serve(serve)
+    missing = subprocess.run([sys.executable, "-m", "service.cli", "outbox", "--var", str(tmp_path / "none")],
+                             env=local_env(), capture_output=True, text=True, timeout=30)
+    assert missing.returncode == 2 and "palazzo serve" in missing.stderr

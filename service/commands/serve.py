@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from service.localredis import LocalRedis
 
 REPO = Path(__file__).resolve().parents[2]
+URL_FILE = "redis.url"  # where `palazzo outbox` finds the private redis-server of a running serve
 POLL_SECONDS = 0.5
 RESTARTS_PER_MINUTE = 3
 
@@ -66,6 +67,7 @@ def start_redis(data_dir: Path) -> LocalRedis:
 
     conf = REPO / "redis.conf"
     local = LocalRedis(data_dir.resolve(), conf=conf if conf.exists() else None)
+    (data_dir.parent / URL_FILE).write_text(local.url + "\n")
     print(f"redis-server pid {local.process.pid} on {local.url} (data in {data_dir})", flush=True)
     return local
 
