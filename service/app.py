@@ -94,6 +94,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["palazzo.links"] = Links(secret, app.config["BASE_URL"])
     served = served_games(app.config["GAMES"])
     api = ProblemApi(app, spec_kwargs={"servers": [{"url": app.config["BASE_URL"]}]})
+    api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",
+                                                  "description": "A seat, host or player token."})
     describe_games(api, served)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)

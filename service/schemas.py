@@ -4,9 +4,10 @@ from __future__ import annotations
 from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate
 
-from service.vocabulary import Deadlines, GameDoc, GameName, MoveField, MovePart, StrictBoolean
+from service.vocabulary import Choice, Deadlines, GameDoc, GameName, MoveField, MovePart, StrictBoolean
 
 BOTS = ["random", "greedy"]
+STATUSES = ["open", "running", "paused", "finished", "cancelled"]
 PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f-\x9f]*$", error="No control characters.")
 
 
@@ -14,6 +15,17 @@ def Int(**kwargs) -> fields.Integer:
     return fields.Integer(strict=True, **kwargs)
 
 
+def always_present(*optional: str):
+    """Mark every field of a response schema required but `optional` ones: the answer always has
+    it, so a generated client types it plainly instead of as maybe-unset."""
+    def mark(schema: type[Schema]) -> type[Schema]:
+        for name, field in schema._declared_fields.items():
+            field.required = name not in optional
+        return schema
+    return mark
+
+
+@always_present("current_version", "retry_after", "errors")
 class ProblemSchema(Schema):
     """RFC 9457 problem details, with a stable machine `code`."""
 
@@ -43,7 +55,8 @@ class SeatIn(Schema):
     email = Address(load_default=None, allow_none=True, validate=validate.Length(max=254),
                     metadata={"format": "email", "description": "The player gets a sign-in link here, and "
                                                                   "only that link gives his seat's token."})
-    bot = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(BOTS))
+    bot = Choice("Bot", BOTS, load_default=None, allow_none=True,
+                 metadata={"description": "A bot plays this seat; null or left out for a human."})
 
 
 class GameIn(Schema):
@@ -61,6 +74,7 @@ class GameIn(Schema):
                     metadata={"description": "An explicit setup instead of one drawn from the seed."})
 
 
+@always_present("email")
 class SeatOut(Schema):
     seat = Int()
     name = fields.String()
@@ -68,6 +82,7 @@ class SeatOut(Schema):
     email = fields.String(allow_none=True, metadata={"description": "Shown to the host only."})
 
 
+@always_present()
 class PendingOut(Schema):
     seat = Int()
     kind = fields.String()
@@ -77,15 +92,17 @@ class PendingOut(Schema):
                                          "made against this version or a later one answers this decision."})
 
 
+@always_present()
 class YouOut(Schema):
     role = fields.String(validate=validate.OneOf(["seat", "host", "spectator"]))
     seat = Int(allow_none=True)
 
 
+@always_present()
 class GameOut(Schema):
     id = fields.String()
     game = fields.String()
-    status = fields.String(validate=validate.OneOf(["open", "running", "paused", "finished", "cancelled"]))
+    status = fields.String(validate=validate.OneOf(STATUSES))
     version = Int()
     created_at = fields.String()
     options = fields.Dict()
@@ -99,32 +116,38 @@ class GameOut(Schema):
     pauses_left = Int()
 
 
+@always_present()
 class SeatTokenOut(Schema):
     seat = Int()
     token = fields.String()
 
 
+@always_present()
 class TokensOut(Schema):
     host = fields.String()
     seats = fields.List(fields.Nested(SeatTokenOut),
                         metadata={"description": "Tokens of the seats without an address, to pass on by hand."})
 
 
+@always_present()
 class CreatedOut(Schema):
     game = fields.Nested(GameOut)
     tokens = fields.Nested(TokensOut, metadata={"description": "Shown once; only hashes are kept."})
 
 
+@always_present()
 class LabelledMove(Schema):
     move = MoveField()
     label = fields.String()
 
 
+@always_present()
 class FreeMove(Schema):
     type = fields.String()
     doc = fields.String()
 
 
+@always_present()
 class LegalMovesOut(Schema):
     version = Int()
     seat = Int()
@@ -138,6 +161,7 @@ class MoveIn(Schema):
     version = Int(metadata={"description": "The version the move was made against (or send If-Match)."})
 
 
+@always_present("timeout")
 class EventOut(Schema):
     seq = Int()
     version = Int()
@@ -147,13 +171,14 @@ class EventOut(Schema):
     event = fields.Dict()
 
 
+@always_present()
 class MoveOut(Schema):
     """Kept small so that submitting is cheap: GET the game (ETag = version) for the full view."""
 
     version = Int(metadata={"description": "The game's version after this move (unchanged by a private one)."})
     label = fields.String()
     events = fields.List(fields.Dict(), metadata={"description": "What the move did, redacted for you."})
-    status = fields.String()
+    status = fields.String(validate=validate.OneOf(STATUSES))
     pending = fields.List(fields.Nested(PendingOut))
 
 
@@ -166,12 +191,14 @@ class EventsQuery(Schema):
                           metadata={"description": "Seconds to wait for an event after `after` (long-poll)."})
 
 
+@always_present()
 class EventPageOut(Schema):
     events = fields.List(fields.Nested(EventOut))
     next_after = Int(metadata={"description": "Pass as ?after= to resume."})
     more = fields.Boolean()
 
 
+@always_present()
 class TurnOut(Schema):
     game_id = fields.String()
     game = fields.String()
@@ -181,6 +208,7 @@ class TurnOut(Schema):
     version = Int()
 
 
+@always_present()
 class TurnsOut(Schema):
     turns = fields.List(fields.Nested(TurnOut))
 
@@ -193,6 +221,7 @@ class OrdersIn(Schema):
     step_out_otherwise = StrictBoolean(required=True)
 
 
+@always_present()
 class OrdersOut(Schema):
     version = Int()
     orders = fields.Dict(allow_none=True)
@@ -202,6 +231,7 @@ class PauseIn(Schema):
     hours = Int(required=True, validate=validate.Range(min=1, max=168))
 
 
+@always_present()
 class SeatReplacedOut(Schema):
     seat = Int()
     token = fields.String(allow_none=True, metadata={"description": "The new seat's token when it has no address."})
@@ -216,14 +246,17 @@ class RedeemIn(Schema):
     link = fields.String(required=True, validate=validate.Length(min=1, max=500))
 
 
+@always_present()
 class PlayerOut(Schema):
     token = fields.String()
 
 
+@always_present()
 class AcceptedOut(Schema):
     status = fields.String()
 
 
+@always_present()
 class HealthOut(Schema):
     status = fields.String()
     redis = fields.String()

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.core import ERROR_CODES
 from service.problems import CODES
-from service.vocabulary import Deadlines, GameDoc, GameName, MoveField, MovePart, component_name, schemas_for
+from service.vocabulary import Choice, Deadlines, GameDoc, GameName, MoveField, MovePart, component_name, schemas_for
 
 PARTS = {"options": "Options", "setup": "Setup", "view": "View", "result": "Result"}
 
@@ -31,6 +31,7 @@ def describe_games(api: Any, served: list[Any]) -> None:
         for move_type, schema in schemas_for(game).items():
             name = component_name(game.name, move_type)
             spec.components.schema(name, schema=schema)
+            spec.components.schemas[name]["additionalProperties"] = False  # apispec drops it beside a description
             moves.append({"$ref": f"#/components/schemas/{name}"})
             mapping.setdefault(move_type, []).append(moves[-1]["$ref"])
         for part, suffix in PARTS.items():
@@ -57,11 +58,15 @@ def describe_games(api: Any, served: list[Any]) -> None:
                            "additionalProperties": False}
         elif isinstance(field, MovePart) and served:
             replacement = dict(served[0].move_types[field.move_type]["fields"][field.part])
+        elif isinstance(field, Choice):
+            if field.component not in spec.components.schemas:
+                spec.components.schema(field.component, component={"type": "string", "enum": field.names})
+            replacement = {"allOf": [{"$ref": f"#/components/schemas/{field.component}"}]}
         elif isinstance(field, GameName):
             return {"enum": [game.name for game in served]}
         else:
             return {}
-        for key in ("type", "additionalProperties"):
+        for key in ("type", "additionalProperties", "enum"):
             ret.pop(key, None)
         for key in ("description", "nullable", "default"):
             if key in ret:

@@ -137,3 +137,12 @@ class MovePart(fields.Dict):
     def __init__(self, move_type: str, name: str, **kwargs: Any):
         super().__init__(**kwargs)
         self.move_type, self.part = move_type, name
+
+
+class Choice(fields.String):
+    """One of a few names, published as its own named enum so that a nullable choice generates one
+    type in a client (an inline enum with null in it generates several)."""
+
+    def __init__(self, component: str, names: list[str], **kwargs: Any):
+        super().__init__(validate=validate.OneOf(names), **kwargs)
+        self.component, self.names = component, names

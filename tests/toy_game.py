@@ -52,7 +52,6 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "options": {
         "type": "object",
         "properties": {
-            "seats": {"type": "integer", "minimum": 3, "maximum": 5, "default": 3},
             "turns": {"type": "integer", "minimum": 1, "maximum": 10, "default": 2},
             "bidding": {"type": "string", "default": "step"},
             "auction_pass": {"type": "boolean", "default": False},

@@ -59,8 +59,9 @@ _OPTIONS: dict[str, Schema] = {
 }
 
 OPTIONS = closed(
-    "Options of a new game; a key left out takes its default.",
-    {key: {**schema, "default": DEFAULT_OPTIONS[key]} for key, schema in _OPTIONS.items()},
+    "Options of a new game; a key left out takes its default. The number of seats is not among them: "
+    "it is the length of the game's seat list.",
+    {key: {**schema, "default": DEFAULT_OPTIONS[key]} for key, schema in _OPTIONS.items() if key != "seats"},
     optional=_OPTIONS,
 )
 

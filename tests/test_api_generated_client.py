@@ -1,0 +1,229 @@
+"""A third-party client generated from the committed spec plays a whole game, typed end to end.
+
+openapi-python-client turns openapi/openapi.json into a package (once per session, in a temporary
+folder); the test then drives the app in-process through that package alone (httpx's WSGI transport,
+no network): every request is a generated operation, every body a generated model, every move one
+the server listed and the client parsed into a move class. Nothing here writes a move as a dict.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+from contextlib import ExitStack
+from pathlib import Path
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "openapi" / "openapi.json"
+PACKAGE = "palazzo_generated_client"
+CONFIG = ("post_hooks: []\n"
+          "project_name_override: palazzo-generated-client\n"
+          f"package_name_override: {PACKAGE}\n")
+BASE_URL = "http://testserver"
+SEED = 11
+MAX_MOVES = 2000
+
+
+def _generator_command() -> list[str]:
+    """`python -m openapi_python_client`, or the console script installed next to this Python."""
+    probe = subprocess.run([sys.executable, "-m", "openapi_python_client", "--version"],
+                           capture_output=True, text=True, timeout=60)
+    if probe.returncode == 0:
+        return [sys.executable, "-m", "openapi_python_client"]
+    script = Path(sys.executable).with_name("openapi-python-client")
+    found = str(script) if script.exists() else shutil.which("openapi-python-client")
+    assert found, f"openapi-python-client is a test dependency (pip install -e '.[test]'): {probe.stderr}"
+    return [found]
+
+
+def _move_class_names(spec: dict) -> list[str]:
+    """The generated class of every move type MoveIn accepts: the component's title in PascalCase."""
+    schemas = spec["components"]["schemas"]
+    refs = [option["$ref"].rsplit("/", 1)[1] for option in schemas["MoveIn"]["properties"]["move"]["oneOf"]]
+    return ["".join(part.capitalize() for part in schemas[ref]["title"].split("_")) for ref in refs]
+
+
+@pytest.fixture(scope="session")
+def generated(tmp_path_factory):
+    """The generated package, imported from a temporary folder; sys.path and sys.modules restored after."""
+    folder = tmp_path_factory.mktemp("generated-client")
+    config = folder / "config.yaml"
+    config.write_text(CONFIG)
+    output = folder / "client"
+    run = subprocess.run([*_generator_command(), "generate", "--path", str(SPEC), "--output-path", str(output),
+                          "--config", str(config)], capture_output=True, text=True, timeout=180, cwd=ROOT)
+    said = (run.stdout + run.stderr).strip()
+    assert run.returncode == 0, said
+    # The spec must generate cleanly: the generator reports every schema it could not parse.
+    complaints = [line for line in said.splitlines() if re.search(r"warning|unable|error|skipp", line, re.I)]
+    assert complaints == [], said
+    assert (output / PACKAGE / "models" / "__init__.py").exists(), said
+
+    sys.path.insert(0, str(output))
+    importlib.invalidate_caches()
+    try:
+        spec = json.loads(SPEC.read_text())
+        package = importlib.import_module(PACKAGE)
+        models = importlib.import_module(f"{PACKAGE}.models")
+        names = _move_class_names(spec)
+        missing = [name for name in names if not hasattr(models, name)]
+        assert missing == [], f"move types without a generated class: {missing}"
+        yield SimpleNamespace(
+            Client=package.Client, AuthenticatedClient=package.AuthenticatedClient, m=models,
+            Unset=importlib.import_module(f"{PACKAGE}.types").Unset,
+            move_classes=tuple(getattr(models, name) for name in names),
+            create_game=importlib.import_module(f"{PACKAGE}.api.games.create_game"),
+            get_game=importlib.import_module(f"{PACKAGE}.api.games.get_game"),
+            start_game=importlib.import_module(f"{PACKAGE}.api.host.start_game"),
+            list_legal_moves=importlib.import_module(f"{PACKAGE}.api.moves.list_legal_moves"),
+            submit_move=importlib.import_module(f"{PACKAGE}.api.moves.submit_move"),
+        )
+    finally:
+        sys.path.remove(str(output))
+        for name in [name for name in sys.modules if name == PACKAGE or name.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+
+
+class Api:
+    """Generated clients bound to the app in-process: anonymous, or carrying a token."""
+
+    def __init__(self, gen, app, stack: ExitStack):
+        self.gen, self.app, self.stack = gen, app, stack
+
+    def anonymous(self):
+        # set_httpx_client: the caller's own httpx.Client, here one that talks WSGI to the app.
+        transport = httpx.WSGITransport(app=self.app)
+        http = self.stack.enter_context(httpx.Client(transport=transport, base_url=BASE_URL))
+        return self.gen.Client(base_url=BASE_URL, raise_on_unexpected_status=True).set_httpx_client(http)
+
+    def bearer(self, token: str):
+        # httpx_args: the generated client builds the httpx.Client itself, so it adds "Bearer <token>"
+        # (set_httpx_client would replace the client and with it the Authorization header).
+        client = self.gen.AuthenticatedClient(base_url=BASE_URL, token=token, raise_on_unexpected_status=True,
+                                              httpx_args={"transport": httpx.WSGITransport(app=self.app)})
+        return self.stack.enter_context(client)
+
+
+@pytest.fixture
+def api(generated, app):
+    with ExitStack() as stack:
+        yield Api(generated, app, stack)
+
+
+def _ok(response, status: int, model):
+    """The response had `status` and its body parsed into the generated `model`."""
+    assert response.status_code == status, (response.status_code, response.content[:500])
+    assert isinstance(response.parsed, model), type(response.parsed)
+    return response.parsed
+
+
+def _problem(gen, response, status: int, code: str):
+    """The response is a problem document, parsed into the generated Problem with that code."""
+    problem = _ok(response, status, gen.m.Problem)
+    assert isinstance(problem.code, gen.m.ProblemCode) and problem.code == code, problem
+    assert problem.status == status
+    return problem
+
+
+def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
+    gen, m = generated, generated.m
+    spectator = api.anonymous()
+
+    body = m.GameIn(game=m.GameInGame.PRINCES_OF_FLORENCE, seed=SEED,
+                    options=m.PrincesOfFlorenceOptions(bidding=m.PrincesOfFlorenceOptionsBidding.STEP),
+                    seats=[m.SeatIn(name=name) for name in ("Ann", "Bea", "Cid")])
+    created = _ok(gen.create_game.sync_detailed(client=spectator, body=body), 201, m.CreatedOut)
+    assert isinstance(created.game, m.GameOut) and created.game.status == m.GameOutStatus.OPEN
+    assert created.game.options.to_dict()["seats"] == 3, "the seats listed decide, not the options' default"
+    game_id = created.game.id
+    seat_tokens = {entry.seat: entry.token for entry in created.tokens.seats}
+    assert sorted(seat_tokens) == [0, 1, 2], "seats without an address: the creator gets every token"
+    seats = {seat: api.bearer(token) for seat, token in seat_tokens.items()}
+
+    started = _ok(gen.start_game.sync_detailed(game_id, client=api.bearer(created.tokens.host)), 200, m.GameOut)
+    assert started.status == m.GameOutStatus.RUNNING
+
+    _problem(gen, gen.get_game.sync_detailed("no-such-game", client=spectator), 404, "game_not_found")
+    for seat, client in seats.items():
+        own = _ok(gen.get_game.sync_detailed(game_id, client=client), 200, m.GameOut)
+        assert own.you.role == m.YouOutRole.SEAT and own.you.seat == seat
+        assert [isinstance(p.private, m.PrincesOfFlorenceViewPlayersItemPrivate) for p in own.view.players] == \
+            [p.seat == seat for p in own.view.players], "a seat sees its own private part and no other"
+
+    rng = random.Random(SEED)
+    moves = 0
+    stale_checked = illegal_checked = False
+    kinds, move_types = set(), set()
+    while True:
+        game = _ok(gen.get_game.sync_detailed(game_id, client=spectator), 200, m.GameOut)
+        view = game.view
+        assert isinstance(view, m.PrincesOfFlorenceView)
+        assert len(view.players) == 3
+        assert all(isinstance(p, m.PrincesOfFlorenceViewPlayersItem) and isinstance(p.prestige, int)
+                   and isinstance(p.private, gen.Unset) for p in view.players), "a spectator sees nothing private"
+        assert [p.seat for p in view.players] == [0, 1, 2]
+        assert game.you.role == m.YouOutRole.SPECTATOR
+        if game.status == m.GameOutStatus.FINISHED:
+            break
+        assert game.status == m.GameOutStatus.RUNNING and game.result is None
+        assert game.pending and all(isinstance(p, m.PendingOut) for p in game.pending)
+        assert moves < MAX_MOVES, "the game did not end"
+
+        seat = game.pending[0].seat
+        kinds.add(game.pending[0].kind)
+        mine = seats[seat]
+        answer = gen.list_legal_moves.sync_detailed(game_id, client=mine)
+        legal = _ok(answer, 200, m.LegalMovesOut)
+        assert legal.seat == seat and legal.moves, legal
+        sent = [entry["move"] for entry in json.loads(answer.content)["moves"]]
+        for listed, raw in zip(legal.moves, sent, strict=True):
+            assert isinstance(listed, m.LabelledMove) and isinstance(listed.label, str) and listed.label
+            assert isinstance(listed.move, gen.move_classes), f"not a typed move: {listed.move!r}"
+            assert listed.move.to_dict() == raw, f"the typed move lost or changed a field: {raw!r}"
+
+        if not illegal_checked:
+            # A rule broken: a typed move the seat may not make now, refused with the rules' code.
+            wrong = m.EndTurn(type_=m.EndTurnType.END_TURN)
+            assert not any(isinstance(listed.move, m.EndTurn) for listed in legal.moves)
+            refused = gen.submit_move.sync_detailed(game_id, client=mine,
+                                                    body=m.MoveIn(move=wrong, version=legal.version))
+            _problem(gen, refused, 422, "not_your_decision")
+            illegal_checked = True
+
+        choice = rng.choice(legal.moves)
+        submitted = m.MoveIn(move=choice.move, version=legal.version)
+        answer = _ok(gen.submit_move.sync_detailed(game_id, client=mine, body=submitted), 200, m.MoveOut)
+        assert answer.label == choice.label
+        assert isinstance(answer.version, int) and answer.version > legal.version
+        assert all(isinstance(p, m.PendingOut) for p in answer.pending)
+        move_types.add(type(choice.move).__name__)
+        moves += 1
+
+        if not stale_checked:
+            # The opening choice is answered: the same move at the same version is now stale.
+            again = gen.submit_move.sync_detailed(game_id, client=mine, body=submitted)
+            problem = _problem(gen, again, 409, "stale_version")
+            assert isinstance(problem.current_version, int) and problem.current_version >= answer.version
+            stale_checked = True
+
+    assert moves > 50
+    assert {"keep_professions", "bid", "action"} <= kinds, kinds
+    assert {"KeepProfessions", "Bid", "StepOut", "EndTurn"} <= move_types, move_types
+    assert isinstance(game.result, m.PrincesOfFlorenceResult)
+    scores = game.result.scores
+    assert [s.seat for s in scores] == [0, 1, 2]
+    assert all(isinstance(s, m.PrincesOfFlorenceResultScoresItem) and isinstance(s.prestige, int)
+               and isinstance(s.cash, int) and s.rank >= 1 for s in scores)
+    best = min(s.rank for s in scores)
+    assert best == 1 and sorted(game.result.winners) == [s.seat for s in scores if s.rank == 1]
+    assert view.phase == m.PrincesOfFlorenceViewPhase.OVER
+    assert [p.prestige for p in view.players] == [s.prestige for s in scores]
