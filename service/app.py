@@ -139,8 +139,14 @@ def _identify() -> None:
 
 
 def _refuse_bad_token() -> Response | None:
-    """A bad token is refused only after it has counted against its sender's address."""
-    return render(g.refusal) if g.get("refusal") else None
+    """A bad token, or none where one is needed, is refused after it has counted against the sender's
+    address and before any body is read, so an anonymous caller learns nothing from validation."""
+    if g.get("refusal"):
+        return render(g.refusal)
+    view = current_app.view_functions.get(request.endpoint)
+    if g.caller.kind == "anonymous" and getattr(view, "token_required", False):
+        return render(Problem("token_required", "send a token as 'Authorization: Bearer <token>'"))
+    return None
 
 
 def _cache_headers(response: Response) -> Response:

@@ -111,7 +111,7 @@ def create(store: Store, spec: dict[str, Any]) -> tuple[Table, dict[str, Any], l
     seed = secrets.randbits(48) if seed is None else seed
     try:
         options = game.normalize_options({**spec.get("options", {}), "seats": len(listed)})
-        setup = spec.get("setup") or game.make_setup(options, seed)
+        setup = spec["setup"] if spec.get("setup") is not None else game.make_setup(options, seed)
         state = game.new_state(options, setup)
     except IllegalMove as error:
         raise Problem.of_rules(error) from None

@@ -39,6 +39,10 @@ class ProblemSchema(Schema):
     errors = fields.Dict()
 
 
+ADDRESS_RULE = ("Checked by email-validator without DNS: special-use and reserved domains (.test, "
+                "localhost, IP literals) and quoted local parts are refused with 422 invalid_request.")
+
+
 class Address(fields.String):
     """An email address, checked for syntax by email-validator (no DNS lookups) and normalized."""
 
@@ -54,7 +58,7 @@ class SeatIn(Schema):
     name = fields.String(required=True, validate=[validate.Length(min=1, max=60), PRINTABLE])
     email = Address(load_default=None, allow_none=True, validate=validate.Length(max=254),
                     metadata={"format": "email", "description": "The player gets a sign-in link here, and "
-                                                                  "only that link gives his seat's token."})
+                                                                  "only that link gives his seat's token. " + ADDRESS_RULE})
     bot = Choice("Bot", BOTS, load_default=None, allow_none=True,
                  metadata={"description": "A bot plays this seat; null or left out for a human."})
 
@@ -239,7 +243,8 @@ class SeatReplacedOut(Schema):
 
 
 class SignInIn(Schema):
-    email = Address(required=True, validate=validate.Length(max=254), metadata={"format": "email"})
+    email = Address(required=True, validate=validate.Length(max=254),
+                    metadata={"format": "email", "description": ADDRESS_RULE})
 
 
 class RedeemIn(Schema):

@@ -123,3 +123,13 @@ def test_cors_is_off_by_default_and_on_for_configured_origins(redis_url, client)
     assert "if-match" in allowed.headers["Access-Control-Allow-Headers"].lower()
     other = cors.get("/api/v1/health", headers={"Origin": "https://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
+
+
+def test_an_anonymous_caller_is_refused_before_his_body_is_read(client):
+    created = new_game(client)
+    game_id = created["game"]["id"]
+    for method, path, body in (("post", f"/api/v1/games/{game_id}/pause", {"hours": 0}),
+                               ("put", f"/api/v1/games/{game_id}/seats/1", {"name": ""}),
+                               ("post", f"/api/v1/games/{game_id}/moves", {"move": 1})):
+        response = getattr(client, method)(path, json=body)
+        assert response.status_code == 401 and response.get_json()["code"] == "token_required", path

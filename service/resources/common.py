@@ -44,7 +44,10 @@ def documented(blp: Blueprint, *codes: str, body: bool = False, parameters: list
                secured: bool = True) -> Callable:
     """Publish a route's operationId (its function's name), security, extra header parameters and
     every problem it can answer, listed by code under each status (codes from problems.CODES, and
-    "rules" for the game's own 422 codes)."""
+    "rules" for the game's own 422 codes).
+
+    A route listing `token_required` refuses an anonymous caller before its body is even read.
+    """
     everything = [*codes, *(WITH_BODY if body else ()), *EVERYWHERE]
     by_status: dict[int, list[str]] = {}
     for code in dict.fromkeys(everything):
@@ -58,6 +61,7 @@ def documented(blp: Blueprint, *codes: str, body: bool = False, parameters: list
             view = blp.alt_response(status, schema=ProblemSchema, content_type=PROBLEM_TYPE,
                                     description=f"{HTTPStatus(status).phrase}. code: {text}",
                                     headers=RETRY_AFTER if status in (429, 503) else None)(view)
+        view.token_required = "token_required" in codes
         doc: dict[str, Any] = {"operationId": _camel(view.__name__)}
         if secured:
             doc["security"] = AUTH

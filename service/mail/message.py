@@ -1,0 +1,33 @@
+"""The one shape a mail has between being rendered and being delivered.
+
+A `Mail` is plain data so that it travels unchanged through an RQ job and the Redis outbox: rendered
+once (with its Message-ID), it is the same mail on every retry of its delivery.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Mail:
+    to: str
+    subject: str
+    text: str
+    html: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    kind: str = "plain"
+    game: str | None = None
+    seat: int | None = None
+
+    @property
+    def message_id(self) -> str | None:
+        return self.headers.get("Message-ID")
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Mail:
+        """A mail back from its JSON dict; keys it does not know (a newer sender's) are left out."""
+        return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
