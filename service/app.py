@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import importlib
-import os
 from typing import Any
 
 import redis
@@ -20,30 +19,14 @@ from service.links import Links
 from service.problems import Problem, render
 from service.resources import events, games, health, host, moves, orders, players
 from service.spec import describe_games
-from service.store import Store, connect
+from service.config import make_store, settings
 from service.web import signin_page
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, players.blp, health.blp]
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static"}
 GAME_MODULES = {"princes-of-florence": "engine.pof"}
-LOCAL_BASE_URL = "http://127.0.0.1:8000"
 MIN_SECRET_LENGTH = 32
 STORE_RETRY_AFTER = 5
-
-
-def settings() -> dict[str, Any]:
-    """Configuration from the environment (see README: Running it)."""
-    config = {
-        "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
-        "BASE_URL": os.environ.get("PALAZZO_BASE_URL", LOCAL_BASE_URL),
-        "RATE_LIMIT": os.environ.get("PALAZZO_RATE_LIMIT", "600 per minute"),
-        "RATE_LIMIT_STORAGE": os.environ.get("PALAZZO_RATE_LIMIT_STORAGE"),
-        "CORS_ORIGINS": [o.strip() for o in os.environ.get("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
-        "GAMES": os.environ.get("PALAZZO_GAMES", "princes-of-florence").split(","),
-    }
-    if os.environ.get("PALAZZO_SECRET"):
-        config["SECRET_KEY"] = os.environ["PALAZZO_SECRET"]
-    return config
 
 
 def served_games(names: list[str]) -> list[Any]:
@@ -89,7 +72,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
                            "(`palazzo serve` makes and keeps one under ./var for local runs)")
     app.json.sort_keys = False
     app.session_interface = NoSessions()
-    store = Store(connect(app.config["REDIS_URL"]))
+    store = make_store(app.config)
     app.extensions["palazzo.store"] = store
     app.extensions["palazzo.links"] = Links(secret, app.config["BASE_URL"])
     served = served_games(app.config["GAMES"])

@@ -10,6 +10,7 @@ COMMANDS = {
     "replay": "service.commands.replay",
     "serve": "service.commands.serve",
     "outbox": "service.commands.outbox",
+    "worker": "workers.command",
 }
 
 

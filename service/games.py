@@ -12,7 +12,7 @@ import random
 import secrets
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
 import engine.bots
@@ -27,6 +27,8 @@ OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = "open", "running", "paused", "finis
 MAX_PAUSES = 3
 MAX_PAUSE_HOURS = 168
 MAX_BOT_MOVES = 10_000
+MISSED_TURNS = 3  # timeouts in a row after which a bot stands in, unless the game says otherwise
+STAND_IN = "greedy"
 ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
 
 
@@ -56,6 +58,12 @@ class Table:
 
     def is_bot(self, seat: int) -> bool:
         return bool(self.meta["seats"][seat].get("bot"))
+
+    def bot_for(self, seat: int) -> str | None:
+        """The bot that plays this seat now: its own, or greedy standing in for a player who keeps
+        missing his decisions (until he moves again)."""
+        entry = self.meta["seats"][seat]
+        return entry.get("bot") or entry.get("standin")
 
     def decision_of(self, seat: int) -> dict[str, Any] | None:
         return next((d for d in self.pending if d["seat"] == seat), None)
@@ -87,7 +95,8 @@ def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) 
     return table
 
 
-def create(store: Store, spec: dict[str, Any]) -> tuple[Table, dict[str, Any], list[dict[str, Any]]]:
+def create(store: Store, spec: dict[str, Any], min_deadline: int = 60
+           ) -> tuple[Table, dict[str, Any], list[dict[str, Any]]]:
     """A new game in status open: (table, tokens to hand out once, seats to invite by mail).
 
     The creator gets the host token and the tokens of seats without an address. A seat with an
@@ -104,6 +113,8 @@ def create(store: Store, spec: dict[str, Any]) -> tuple[Table, dict[str, Any], l
     unknown = sorted(set(spec.get("deadlines", {})) - set(game.deadline_keys))
     if unknown:
         raise Problem("bad_deadlines", f"no decision kinds or deadline classes {unknown}; known: {game.deadline_keys}")
+    if any(seconds < min_deadline for seconds in spec.get("deadlines", {}).values()):
+        raise Problem("bad_deadlines", f"a deadline is at least {min_deadline} seconds on this server")
     addresses = [tokens.email_hash(s["email"]) for s in listed if s.get("email")]
     if len(addresses) != len(set(addresses)):
         raise Problem("duplicate_email", "each address may hold one seat of a game")
@@ -134,6 +145,7 @@ def create(store: Store, spec: dict[str, Any]) -> tuple[Table, dict[str, Any], l
         "id": game_id, "game": game.name, "options": options, "seed": seed, "setup": setup,
         "seats": seat_meta, "deadlines": spec.get("deadlines", {}), "host": host_id,
         "created_at": deadlines.stamp(now), "pauses_used": 0, "paused_at": None, "paused_until": None,
+        "missed_turns": spec.get("missed_turns", MISSED_TURNS),
     }
     pending = [{**d, "deadline_at": None, "since": 1} for d in game.pending(state)]
     store.create(game_id, {"meta": dumps(meta), "state": dumps(state), "pending": dumps(pending), "status": OPEN},
@@ -207,6 +219,7 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     decisions = table.game.pending(state)
     private = (table.game.move_types[move["type"]].get("private", False) and status == RUNNING
                and [(d["seat"], d["kind"]) for d in decisions] == [(d["seat"], d["kind"]) for d in table.pending])
+    meta = _missed_turns(table, seat, timeout, bot) if table.decision_of(seat) and not private else None
     entry = {"seat": seat, "move": move, "at": deadlines.stamp(now)}
     if timeout:
         entry["timeout"] = True
@@ -221,40 +234,79 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         log = [dumps(e) for e in table.private_entries()]
         log.append(dumps({"version": version, **entry}))
         private_moves = {}
-        stored = [_entry(version, seat, e, timeout) for e in events if "private_to" not in e]
-    new = Table(table.id, version, table.rev + 1, status, table.meta, state, pending, private_moves, table.game)
+        public = [e for e in events if "private_to" not in e]
+        if timeout:
+            public.insert(0, {"type": "timeout", "seat": seat, "kind": table.decision_of(seat)["kind"]})
+        stored = [_entry(version, seat, e, timeout) for e in public]
+    new = Table(table.id, version, table.rev + 1, status, meta or table.meta, state, pending, private_moves,
+                table.game)
     idempotency = None
     if answer is not None and idempotency_key is not None:
         idempotency = (idempotency_key, dumps({"fingerprint": move_fingerprint(move), "body": answer(new, events)}))
     outcome = store.commit(
         table.id, table.rev, statuses=(RUNNING,), public=not private,
         fields={"state": dumps(state), "pending": dumps(pending), "status": status,
-                "private_moves": dumps(private_moves)},
+                "private_moves": dumps(private_moves), **({"meta": dumps(meta)} if meta else {})},
         log=log, events=stored, idempotency=idempotency,
     )
     if outcome.outcome != "ok":
         return Played(outcome, table, [])
+    _follow_up(store, new)
     return Played(outcome, new, events)
 
 
+def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None) -> dict[str, Any] | None:
+    """The game's meta with the seat's missed-decision count updated, or None when unchanged.
+
+    A timeout on a decision with a real choice counts; after `missed_turns` in a row the greedy bot
+    stands in. The player's own move clears both; moves by a bot leave them as they are.
+    """
+    entry = table.meta["seats"][seat]
+    if timeout:
+        if len(table.game.legal_moves(table.state, seat)) < 2:
+            return None
+        missed = entry.get("missed", 0) + 1
+        changed = {**entry, "missed": missed}
+        if missed >= table.meta.get("missed_turns", MISSED_TURNS) and not entry.get("bot"):
+            changed["standin"] = STAND_IN
+    elif not bot and (entry.get("missed") or entry.get("standin")):
+        changed = {**entry, "missed": 0, "standin": None}
+    else:
+        return None
+    seats = list(table.meta["seats"])
+    seats[seat] = changed
+    return {**table.meta, "seats": seats}
+
+
+def _follow_up(store: Store, table: Table, everything: bool = False) -> None:
+    """Let the store's followups (deadline jobs, bot moves) see the game as committed."""
+    if store.followups is not None:
+        store.followups.after(store, table, everything)
+
+
+def play_bot(store: Store, table: Table, seat: int) -> Played:
+    """The seat's bot (or stand-in) chooses and commits its move; a bot that cannot play this game
+    plays the default move. The choice is seeded by the game and version, so it replays."""
+    bot = table.bot_for(seat)
+    rng = random.Random(f"{table.meta['seed']}:{table.version}")
+    try:
+        move = engine.bots.choose_move(bot, table.game, table.state, seat, rng)
+    except IllegalMove as error:
+        log.warning("bot %s cannot play %s (%s); seat %d plays its default move", bot, table.game.name,
+                    error.code, seat)
+        move = table.game.default_move(table.state, seat)
+    return play(store, table, seat, move, bot=bot)
+
+
 def run_bots(store: Store, table: Table) -> Table:
-    """While a pending decision belongs to a bot seat, choose and commit its move (deterministic rng)."""
+    """While a pending decision belongs to a seat a bot plays, commit its moves (no workers: inline)."""
     for _ in range(MAX_BOT_MOVES):
         if table.status != RUNNING:
             return table
-        due = [d["seat"] for d in table.pending if table.is_bot(d["seat"])]
+        due = [d["seat"] for d in table.pending if table.bot_for(d["seat"])]
         if not due:
             return table
-        seat = due[0]
-        bot = table.meta["seats"][seat]["bot"]
-        rng = random.Random(f"{table.meta['seed']}:{table.version}")
-        try:
-            move = engine.bots.choose_move(bot, table.game, table.state, seat, rng)
-        except IllegalMove as error:
-            log.warning("bot %s cannot play %s (%s); seat %d plays its default move", bot, table.game.name,
-                        error.code, seat)
-            move = table.game.default_move(table.state, seat)
-        played = play(store, table, seat, move, bot=bot)
+        played = play_bot(store, table, due[0])
         table = played.table if played.outcome.outcome == "ok" else load(store, table.id)
     return table
 
@@ -293,7 +345,6 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
         played = play(store, table, seat, move, answer=answer, idempotency_key=key)
         outcome = played.outcome.outcome
         if outcome == "ok":
-            run_bots(store, played.table)
             return answer(played.table, played.events), False
         if outcome == "duplicate":
             return _replayed(json.loads(store.redis.get(key)), fingerprint), True
@@ -317,24 +368,32 @@ def move_fingerprint(move: dict[str, Any]) -> str:
     return hashlib.sha256(dumps(move).encode()).hexdigest()
 
 
-def play_default(store: Store, game_id: str, seat: int, kind: str | None = None, *, force: bool = False) -> bool:
-    """The deadline's entry point for workers: play the engine's default move for a seat that is due.
+def play_default(store: Store, game_id: str, seat: int, since: int | None = None, *, force: bool = False) -> bool:
+    """The deadline's move: the engine's default for a seat whose decision is overdue.
 
-    Re-checks under the commit's revision check that the same decision is still pending and overdue;
-    returns False when there was nothing to do. The move is logged as a timeout.
+    Re-checks, on a fresh read and under the commit's revision check, that the decision (the one
+    pending since `since`, when given) is still pending and overdue; returns False when there was
+    nothing to do, so a late or repeated job never moves twice. Logged as a timeout everyone sees.
     """
     for _ in range(ATTEMPTS):
         table = load(store, game_id)
-        due = [d for d in table.pending if d["seat"] == seat and (kind is None or d["kind"] == kind)]
-        if table.status != RUNNING or not due:
+        decision = table.decision_of(seat)
+        if table.status != RUNNING or decision is None or (since is not None and decision["since"] != since):
             return False
-        if not force and deadlines.parse(due[0]["deadline_at"]) > deadlines.now():
+        if not force and deadlines.parse(decision["deadline_at"]) > deadlines.now():
             return False
         played = play(store, table, seat, table.game.default_move(table.state, seat), timeout=True)
         if played.outcome.outcome == "ok":
-            run_bots(store, played.table)
             return True
     return False
+
+
+def overdue(table: Table, now: datetime | None = None) -> list[dict[str, Any]]:
+    """The pending decisions whose deadline has passed (none unless the game is running)."""
+    now = now or deadlines.now()
+    if table.status != RUNNING:
+        return []
+    return [d for d in table.pending if d.get("deadline_at") and deadlines.parse(d["deadline_at"]) <= now]
 
 
 def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, status: str | None = None,
@@ -350,14 +409,15 @@ def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, statu
                            events=[_entry(table.version + 1, None, event)] if event else [])
     if outcome.outcome != "ok":
         raise refused(outcome)
-    return load(store, table.id)
+    table = load(store, table.id)
+    _follow_up(store, table, everything=True)
+    return table
 
 
 def start(store: Store, table: Table) -> Table:
     pending = deadlines.schedule(table.game.pending(table.state), [], table.meta["deadlines"], deadlines.now(),
                                  table.version + 1)
-    table = _host_change(store, table, (OPEN,), status=RUNNING, pending=pending, event={"type": "game_started"})
-    return run_bots(store, table)
+    return _host_change(store, table, (OPEN,), status=RUNNING, pending=pending, event={"type": "game_started"})
 
 
 def pause(store: Store, table: Table, hours: int) -> Table:
@@ -385,7 +445,7 @@ def resume(store: Store, table: Table) -> Table:
         if problem.code != "stale_version":
             raise
         return load(store, table.id)
-    return run_bots(store, table)
+    return table
 
 
 def cancel(store: Store, table: Table) -> Table:
@@ -416,7 +476,7 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]
         store.redis.delete(token_key(old["token"]))
     if old.get("email_hash") and old.get("email_hash") != entry.get("email_hash"):
         store.redis.srem(email_key(old["email_hash"], "seats"), f"{table.id}:{seat}")
-    return run_bots(store, table), token, invite
+    return table, token, invite
 
 
 def replay(store: Store, game_id: str) -> dict[str, Any]:

@@ -70,9 +70,13 @@ class GameIn(Schema):
                                                  "player listed at setup.seat_order[i]."})
     options = GameDoc("options", load_default=dict)
     deadlines = Deadlines(
-        60, 30 * 24 * 3600, load_default=dict,
-        metadata={"description": "Seconds allowed per decision kind (or deadline class): default 24 h, bids 12 h."},
+        1, 30 * 24 * 3600, load_default=dict,
+        metadata={"description": "Seconds allowed per decision kind (or deadline class): default 24 h, bids 12 h; "
+                                 "at least the server's PALAZZO_MIN_DEADLINE (60 s unless set lower)."},
     )
+    missed_turns = Int(load_default=3, validate=validate.Range(min=1, max=20),
+                       metadata={"description": "Timeouts in a row on real choices after which the greedy bot "
+                                                "plays the seat until its player moves again."})
     seed = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
     setup = GameDoc("setup", load_default=None, allow_none=True,
                     metadata={"description": "An explicit setup instead of one drawn from the seed."})
@@ -83,6 +87,9 @@ class SeatOut(Schema):
     seat = Int()
     name = fields.String()
     bot = fields.String(allow_none=True)
+    missed = Int(metadata={"description": "Timeouts in a row on decisions with a real choice."})
+    standin = fields.String(allow_none=True, metadata={"description": "The bot playing for a player who keeps "
+                                                                       "missing his decisions, until he moves."})
     email = fields.String(allow_none=True, metadata={"description": "Shown to the host only."})
 
 

@@ -92,10 +92,14 @@ class Committed:
 
 
 class Store:
-    """Reads and the atomic commit; knows Redis, nothing about rules or HTTP."""
+    """Reads and the atomic commit; knows Redis, nothing about rules or HTTP.
 
-    def __init__(self, client: redis.Redis):
+    `followups` (service.followups) is told of every committed change, to queue what comes next.
+    """
+
+    def __init__(self, client: redis.Redis, followups: Any = None):
         self.redis = client
+        self.followups = followups
         self._commit = client.register_script(_COMMIT)
 
     def create(self, game_id: str, fields: dict[str, str], events: list[str]) -> None:

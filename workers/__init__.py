@@ -1,6 +1,10 @@
-"""Background work at the edges, run by RQ workers beside the API (next issue).
+"""Background work at the edges, run by RQ workers beside the API (`palazzo worker`).
 
-Its job will be to enforce deadlines (a job at each decision's `deadline_at`, a periodic sweep, and
-a re-check under the game's version that the same decision is still due, then
-`service.games.play_default`) and to send email when a turn or a bid is due. Nothing runs here yet.
+- `deadlines`: enforce a game's overdue decisions (a job at its earliest deadline, and a sweep
+  every few seconds for anything a lost job or a dead worker missed);
+- `bots`: a bot seat's move, a moment after its decision appears;
+- `command`: the worker process: RQ's worker with its scheduler, and the sweep.
+
+Jobs are queued by `service.followups` after every commit, and each job re-checks the game before
+it acts, through the same commit as a player's move, so a stale or repeated job is a no-op.
 """

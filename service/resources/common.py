@@ -147,7 +147,8 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
     role, seat = viewer(table, who)
     seats = []
     for number, entry in enumerate(table.meta["seats"]):
-        out = {"seat": number, "name": entry["name"], "bot": entry.get("bot")}
+        out = {"seat": number, "name": entry["name"], "bot": entry.get("bot"), "missed": entry.get("missed", 0),
+               "standin": entry.get("standin")}
         if role == "host" or (role == "seat" and seat == number):
             out["email"] = entry.get("email")
         seats.append(out)

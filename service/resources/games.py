@@ -1,6 +1,8 @@
 """Games: create one (tokens are shown once) and read one as the caller may see it."""
 from __future__ import annotations
 
+from flask import current_app
+
 from service import games, signin
 from service.callers import Caller
 from service.resources.common import (links, mail_limiter, ETAG, IF_NONE_MATCH, blueprint, caller, conditional, documented, etag,
@@ -20,7 +22,7 @@ def create_game(spec):
     The answer holds, once, the host token and the tokens of seats without an address (to pass on
     by hand). A seat with an address gets its way in by mail only: a single-use sign-in link.
     """
-    table, issued, invitations = games.create(store(), spec)
+    table, issued, invitations = games.create(store(), spec, current_app.config["MIN_DEADLINE"])
     for invitation in invitations:
         signin.invite(store(), links(), mail_limiter(), invitation)
     host_view = game_out(table, Caller("host", "", table.id))

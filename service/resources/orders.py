@@ -36,8 +36,7 @@ def _set(game_id: str, orders: dict) -> dict:
     for _ in range(games.ATTEMPTS):
         played = games.play(store(), table, seat, move)
         if played.outcome.outcome == "ok":
-            after = games.run_bots(store(), played.table)
-            return {"version": after.version, "orders": _orders(after, seat)}
+            return {"version": played.table.version, "orders": _orders(played.table, seat)}
         if played.outcome.outcome != "stale":
             raise games.refused(played.outcome)
         table = games.load(store(), game_id)

@@ -1,0 +1,162 @@
+"""Deadlines and bots off the request path, with a real redis-server and real `palazzo worker`
+processes (RQ's worker, its scheduler and the sweep). Waits are bounded polls, never fixed sleeps
+that a result depends on."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import redis
+from rq import Queue
+from rq.registry import ScheduledJobRegistry
+
+from service import followups
+from tests.conftest import bearer, make_app, new_game, seat_tokens
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"still not true after {seconds} s"
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def workers(redis_url, tmp_path):
+    """Start `palazzo worker` processes on the test Redis; all are killed at the end."""
+    started: list[subprocess.Popen] = []
+
+    def start(count: int = 1) -> list[subprocess.Popen]:
+        env = {**os.environ, "REDIS_URL": redis_url, "PALAZZO_SECRET": "w" * 40, "PALAZZO_BOT_DELAY": "0",
+               "PALAZZO_SWEEP_SECONDS": "1", "PALAZZO_GAMES": "princes-of-florence,toy-count",
+               "PYTHONPATH": str(REPO)}
+        for _ in range(count):
+            log = (tmp_path / f"worker-{len(started)}.log").open("w")
+            started.append(subprocess.Popen([sys.executable, "-c", WORKER], env=env, cwd=REPO, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True))
+        return started[-count:]
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+    for process in started:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+# The worker with the toy game registered too (tests use it); otherwise exactly `palazzo worker`.
+WORKER = "import sys, tests.toy_game; from service.cli import main; sys.exit(main(['worker']))"
+
+
+@pytest.fixture
+def queued_app(redis_url):
+    return make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+
+
+def _log(app, game_id: str) -> list[dict]:
+    return app.extensions["palazzo.store"].log(game_id)
+
+
+def _timeouts(app, game_id: str) -> list[tuple[int, str]]:
+    return [(entry["seat"], entry["move"]["type"]) for entry in _log(app, game_id) if entry.get("timeout")]
+
+
+def test_starting_a_game_with_bots_returns_at_once_and_a_worker_plays_them(queued_app, workers):
+    client = queued_app.test_client()
+    created = new_game(client, game="princes-of-florence", seats=3, bots={0: "random", 1: "random", 2: "greedy"})
+    game_id = created["game"]["id"]
+    assert client.get(f"/api/v1/games/{game_id}").get_json()["status"] == "running"
+    assert _log(queued_app, game_id) == [], "the start request played no bot move"
+    workers(2)
+    wait_for(lambda: client.get(f"/api/v1/games/{game_id}").get_json()["status"] == "finished", 120)
+    moves = _log(queued_app, game_id)
+    assert moves and all(entry.get("bot") for entry in moves)
+    assert len({entry["version"] for entry in moves}) == len(moves), "no move was committed twice"
+
+
+def test_a_deadline_is_enforced_once_with_two_workers(queued_app, workers):
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 2})
+    game_id = created["game"]["id"]
+    workers(2)
+    wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
+    time.sleep(3)  # give any second job or sweep the chance to double a move
+    assert sorted(_timeouts(queued_app, game_id)) == [(0, "pick"), (1, "pick"), (2, "pick")]
+    feed = client.get(f"/api/v1/games/{game_id}/events").get_json()["events"]
+    assert sorted(e["event"]["seat"] for e in feed if e["event"]["type"] == "timeout") == [0, 1, 2]
+
+
+def test_an_answered_decision_never_times_out(queued_app, workers):
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 3})
+    game_id, tokens = created["game"]["id"], seat_tokens(created)
+    version = client.get(f"/api/v1/games/{game_id}").get_json()["version"]
+    assert client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[1]),
+                       json={"move": {"type": "pick", "value": 3}, "version": version}).status_code == 200
+    workers(1)
+    wait_for(lambda: len(_timeouts(queued_app, game_id)) == 2)
+    time.sleep(2)
+    assert sorted(_timeouts(queued_app, game_id)) == [(0, "pick"), (2, "pick")]
+
+
+def test_a_lost_deadline_job_is_caught_by_the_sweep_once(queued_app, workers, redis_url):
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 2})
+    game_id = created["game"]["id"]
+    connection = redis.Redis.from_url(redis_url)  # RQ reads bytes
+    registry = ScheduledJobRegistry(queue=Queue(followups.QUEUE, connection=connection))
+    lost = [job_id for job_id in registry.get_job_ids() if game_id in job_id]
+    assert lost, "the start scheduled a job at the deadline"
+    for job_id in lost:
+        registry.remove(job_id, delete_job=True)
+    workers(2)
+    wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
+    time.sleep(2)
+    assert len(_timeouts(queued_app, game_id)) == 3
+
+
+def test_a_killed_worker_leaves_the_deadline_to_the_other(queued_app, workers):
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 3})
+    game_id = created["game"]["id"]
+    first, _ = workers(2)
+    os.killpg(first.pid, signal.SIGKILL)
+    wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
+    time.sleep(2)
+    assert len(_timeouts(queued_app, game_id)) == 3
+
+
+def test_a_seat_that_keeps_missing_gets_a_stand_in_until_its_player_moves(queued_app, workers):
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 1, "add": 1}, options={"turns": 8}, missed_turns=2)
+    game_id, tokens = created["game"]["id"], seat_tokens(created)
+    version = client.get(f"/api/v1/games/{game_id}").get_json()["version"]
+    for seat in (1, 2):  # they answer; seat 0 stays silent
+        client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[seat]),
+                    json={"move": {"type": "pick", "value": 1}, "version": version})
+    workers(1)
+
+    def seats() -> list[dict]:
+        return client.get(f"/api/v1/games/{game_id}", headers=bearer(tokens[0])).get_json()["seats"]
+
+    wait_for(lambda: seats()[0]["standin"] == "greedy")
+    assert seats()[0]["missed"] == 2
+    wait_for(lambda: any(e["seat"] == 0 and e.get("bot") == "greedy" for e in _log(queued_app, game_id)))
+    game = client.get(f"/api/v1/games/{game_id}").get_json()
+    mine = [d for d in game["pending"] if d["seat"] == 0]
+    if game["status"] == "running" and mine:  # the player is back: his own move clears the stand-in
+        answer = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[0]),
+                             json={"move": {"type": "add", "amount": 2}, "version": mine[0]["since"]})
+        if answer.status_code == 200:
+            assert seats()[0] == {**seats()[0], "missed": 0, "standin": None}
