@@ -8,7 +8,7 @@ setup:
 	$(PYTHON) -m pip install -q -e ".[test]"
 
 run: setup
-	$(PYTHON) -m service.cli serve
+	$(PYTHON) -m service.cli up
 
 test: setup
 	$(PYTHON) -m pytest

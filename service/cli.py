@@ -8,6 +8,7 @@ import sys
 COMMANDS = {
     "simulate": "service.commands.simulate",
     "replay": "service.commands.replay",
+    "up": "service.commands.serve",
     "serve": "service.commands.serve",
     "outbox": "service.commands.outbox",
     "worker": "workers.command",

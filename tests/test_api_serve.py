@@ -131,8 +131,7 @@ def test_serve_runs_its_own_redis_and_workers_share_every_game(tmp_path):
     try:
         status, created = call(base, "POST", "/games", {
             "game": "princes-of-florence", "seed": 3,
-            "seats": [{"name": "Ann"}, {"name": "B", "bot": "random"},
-                      {"name": "C", "bot": "greedy"}],
+            "seats": [{"name": "Ann"}, {"name": "B"}, {"name": "C"}],  # no bots: nothing moves between reads
         })
         assert status == 201, created
         game_id, host = created["game"]["id"], created["tokens"]["host"]
@@ -256,3 +255,21 @@ def test_the_readme_session_a_seat_with_an_address_signs_in_from_the_local_outbo
     missing = subprocess.run([sys.executable, "-m", "service.cli", "outbox", "--var", str(tmp_path / "none")],
                              env=local_env(), capture_output=True, text=True, timeout=30)
     assert missing.returncode == 2 and "palazzo serve" in missing.stderr
+
+
+def test_up_runs_a_worker_that_plays_the_bots_and_restarts_it(tmp_path):
+    """`palazzo up`: bots move without anyone's request, and a worker that dies is replaced."""
+    serve = start_serve(tmp_path / "var")
+    try:
+        status, created = call(serve.base, "POST", "/games", {
+            "game": "princes-of-florence", "seed": 5,
+            "seats": [{"name": "Ann"}, {"name": "B", "bot": "random"}, {"name": "C", "bot": "greedy"}]})
+        game_id, host = created["game"]["id"], created["tokens"]["host"]
+        assert call(serve.base, "POST", f"/games/{game_id}/start", token=host)[0] == 200
+        kept = lambda: call(serve.base, "GET", f"/games/{game_id}")[1]["version"] >= 4  # noqa: E731
+        wait_for(kept, 30)
+        worker = int(re.findall(r"palazzo worker pid (\d+)", serve.output())[-1])
+        os.kill(worker, signal.SIGKILL)
+        wait_for(lambda: "starting another" in serve.output(), 10)
+    finally:
+        stop_serve(serve)

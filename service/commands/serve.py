@@ -1,4 +1,4 @@
-"""Run the REST API locally: gunicorn (or Flask's server with --dev), with its own redis-server.
+"""Run Palazzo locally (`palazzo up`, also `palazzo serve`): gunicorn, one worker, its own redis-server.
 
 Local state lives under --var (default ./var): `secret`, made once, signs the links the API mails
 (PALAZZO_SECRET wins when set), and without REDIS_URL a private redis-server keeps its data in
@@ -36,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
     parser.add_argument("--dev", action="store_true", help="Flask's reloading development server instead")
     parser.add_argument("--var", default="var", help="local state: secret and redis/ data (default ./var)")
+    parser.add_argument("--no-worker", action="store_true",
+                        help="run no `palazzo worker`: bots move inside requests and no deadline is enforced")
 
 
 def _interrupt(signum, frame) -> None:
@@ -72,10 +74,21 @@ def start_redis(data_dir: Path) -> LocalRedis:
     return local
 
 
-def supervise(server: subprocess.Popen, local: LocalRedis | None) -> int:
-    """Wait for gunicorn, restarting a dead redis-server; more than 3 deaths a minute stop everything."""
+def start_worker() -> subprocess.Popen:
+    worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], cwd=REPO)
+    print(f"palazzo worker pid {worker.pid} (deadlines, bots)", flush=True)
+    return worker
+
+
+def supervise(server: subprocess.Popen, local: LocalRedis | None, workers: list[subprocess.Popen] = ()) -> int:
+    """Wait for gunicorn, restarting a dead redis-server or worker (replaced in `workers`, so the
+    caller stops the live one); more than 3 redis deaths a minute stop everything."""
     deaths: list[float] = []
     while (status := server.poll()) is None:
+        for index, worker in enumerate(workers):
+            if worker.poll() is not None:
+                print(f"palazzo worker exited with {worker.returncode}; starting another", file=sys.stderr, flush=True)
+                workers[index] = start_worker()
         if local and local.process.poll() is not None:
             now = time.monotonic()
             deaths = [t for t in deaths if now - t < 60] + [now]
@@ -113,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
     if not os.environ.get("REDIS_URL"):
         local = start_redis(var / "redis")
         os.environ["REDIS_URL"] = local.url
-    print(f"Palazzo API on {address}/api/v1 (spec: /api/v1/openapi.json)", flush=True)
+    print(f"Palazzo API on {address}/api/v1 (spec: /api/v1/openapi.json; mail: palazzo outbox)", flush=True)
+    if args.dev or args.no_worker:
+        os.environ["PALAZZO_JOBS"] = "inline"
+    workers: list[subprocess.Popen] = []
     try:
         if args.dev:
             from service.app import create_app
@@ -122,11 +138,15 @@ def run(args: argparse.Namespace) -> int:
         command = [sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_conf",
                    "--workers", str(args.workers), "--bind", f"{args.host}:{args.port}"]
         server = subprocess.Popen(command, cwd=REPO)
+        workers = [] if args.no_worker else [start_worker()]
         try:
-            return supervise(server, local)
+            return supervise(server, local, workers)
         except KeyboardInterrupt:
             stop(server)
             return 0
     finally:
+        for worker in workers:
+            if worker.poll() is None:
+                stop(worker)
         if local:
             local.stop()
