@@ -1,21 +1,21 @@
-"""Outgoing mail behind one small interface; the local backend keeps messages in a Redis list.
-
-SendGrid comes later as a second backend with the same `send`.
-"""
+"""The local outbox as the rest of the service has always called it; the mail itself lives in
+`service.mail` (rendering, the outbox and SendGrid backends)."""
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from service.store import PREFIX, Store, dumps
+from service.mail import outbox as local
+from service.mail.message import Mail
+from service.store import Store
 
-OUTBOX = f"{PREFIX}:outbox"
+OUTBOX = local.OUTBOX
 
 
 def send(store: Store, to: str, subject: str, text: str) -> None:
-    store.redis.rpush(OUTBOX, dumps({"to": to, "subject": subject, "text": text}))
+    """Keep a plain-text mail in the local outbox."""
+    local.push(store.redis, Mail(to=to, subject=subject, text=text))
 
 
 def outbox(store: Store) -> list[dict[str, Any]]:
     """Every message sent so far (local backend), oldest first."""
-    return [json.loads(item) for item in store.redis.lrange(OUTBOX, 0, -1)]
+    return local.messages(store.redis)

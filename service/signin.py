@@ -11,8 +11,10 @@ from typing import Any
 from limits import parse
 from limits.strategies import RateLimiter
 
-from service import mailbox, tokens
+from service import tokens
 from service.links import Links
+from service.mail import outbox, render
+from service.mail.settings import domain_of
 from service.problems import Problem
 from service.store import PREFIX, Store, email_key
 
@@ -29,12 +31,6 @@ def _link(store: Store, links: Links, email: str) -> tuple[str, str]:
     return links.url(PAGE, link=signed), signed
 
 
-def _instructions(url: str, signed: str) -> str:
-    return (f"Open this link within an hour to sign in (it works once):\n\n  {url}\n\n"
-            f"A program can trade it for a token instead: POST {{\"link\": \"{signed}\"}} to /api/v1/sign-in/redeem.\n"
-            "If you did not ask for this, ignore this message.")
-
-
 def send_link(store: Store, links: Links, limiter: RateLimiter, email: str) -> bool:
     """Mail a sign-in link if the address plays here and is under its limit; True when mailed."""
     email = email.strip().lower()
@@ -44,7 +40,7 @@ def send_link(store: Store, links: Links, limiter: RateLimiter, email: str) -> b
     if not limiter.hit(MAILS_PER_ADDRESS, "sign-in-mail", digest):
         return False
     url, signed = _link(store, links, email)
-    mailbox.send(store, email, "Your Palazzo sign-in link", _instructions(url, signed))
+    outbox.push(store.redis, render.sign_in(email, url, signed, domain_of(links.base_url)))
     return True
 
 
@@ -54,9 +50,8 @@ def invite(store: Store, links: Links, limiter: RateLimiter, invitation: dict[st
     if not limiter.hit(INVITES_PER_ADDRESS, "invite-mail", digest):
         return False
     url, signed = _link(store, links, invitation["email"])
-    mailbox.send(store, invitation["email"], "You have a seat at a Palazzo game",
-                 f"{invitation['name']}, you hold seat {invitation['seat']} of game {invitation['game']}.\n\n"
-                 + _instructions(url, signed))
+    outbox.push(store.redis, render.invitation(invitation["email"], invitation["name"], invitation["seat"],
+                                               invitation["game"], url, signed, domain_of(links.base_url)))
     return True
 
 

@@ -1,0 +1,98 @@
+"""The words of Palazzo's mails: names from data.json, deadlines in the player's own time, and
+what a pending decision asks, each said one way everywhere. Pure functions of plain data."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from engine.pof.data import BONUS_CARDS, ECONOMY
+
+NUMBERS = ("no", "one", "two", "three", "four", "five")
+
+
+def name(game_id: str) -> str:
+    """A name from data.json as a player reads it: "bell_maker" is the bell maker."""
+    return game_id.replace("_", " ")
+
+
+def card(deck: str, card_id: str) -> str:
+    """A card as it is shown to choose it: a bonus card says what it adds."""
+    if deck == "bonus_cards":
+        return f"{name(card_id)} ({BONUS_CARDS[card_id]['text']})"
+    return name(card_id)
+
+
+def listing(words: list[str]) -> str:
+    """"Ann, Bob and Cid": seats and cards read as a sentence."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def florins(amount: int) -> str:
+    return f"{amount:,} florins"
+
+
+def zone(time_zone: str) -> ZoneInfo:
+    """The player's zone; a name we do not know falls back to UTC rather than losing the mail."""
+    try:
+        return ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def clock(moment: datetime, time_zone: str) -> str:
+    """"Tuesday 2 December, 18:00 CET": a moment in the player's zone, as he would say it."""
+    local = moment.astimezone(zone(time_zone))
+    return f"{local:%A} {local.day} {local:%B}, {local:%H:%M} {local.tzname()}"
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit}" if number == 1 else f"{number} {unit}s"
+
+
+def relative(moment: datetime, now: datetime) -> str:
+    """"in 11 hours": how far off a deadline is, rounded to the unit a reader cares about."""
+    seconds = (moment - now).total_seconds()
+    if seconds <= 0:
+        return "already passed"
+    if seconds < 60:
+        return "in less than a minute"
+    minutes, hours = round(seconds / 60), round(seconds / 3600)
+    if minutes < 60:
+        return f"in {_count(minutes, 'minute')}"
+    if hours < 36:
+        return f"in {_count(hours, 'hour')}"
+    return f"in {_count(round(seconds / 86400), 'day')}"
+
+
+def pending(decision: dict[str, Any], view: dict[str, Any]) -> str:
+    """What a decision asks of its seat, in one or two sentences; `decision` carries the view's details."""
+    kind = decision["kind"]
+    private = decision.get("private", {})
+    if kind == "action":
+        left = ECONOMY["actions_per_turn"] - view["turn"]["actions"]
+        return (f"It is your action turn: {NUMBERS[left]} of {NUMBERS[ECONOMY['actions_per_turn']]} actions left "
+                "(build, buy a freedom, a profession or a bonus card, publish a work), or end your turn.")
+    if kind == "open_auction":
+        passing = ", or pass and buy nothing this round" if view["options"]["auction_pass"] else ""
+        return (f"You choose what goes under the hammer next, at an opening bid of "
+                f"{ECONOMY['auction_opening_bid']}{passing}.")
+    if kind == "bid":
+        return "Raise the bid or step out of the auction."
+    if kind == "keep_professions":
+        return (f"Keep {NUMBERS[ECONOMY['start_professions_kept']]} of the professions dealt to you: "
+                f"{listing([name(p) for p in private['dealt']])}. The other goes under the deck.")
+    if kind == "choose_card":
+        deck = decision["deck"]
+        return (f"Keep one card from the {name(deck)} deck: "
+                f"{listing([card(deck, c) for c in private['cards']])}. The others go back under the deck.")
+    if kind == "place_landscape":
+        return f"Place your new {name(decision['landscape'])} in your yard, or throw it away."
+    if kind == "use_enticement":
+        return "You may use your enticement card now to entice a profession away, or keep it for later."
+    if kind == "split_payout":
+        return (f"Split your payout of {florins(decision['payout'])}: each prestige point you take instead "
+                f"costs {ECONOMY['florins_per_prestige_when_publishing']} of them.")
+    return f"You have a decision to make ({name(kind)})."

@@ -1,0 +1,274 @@
+"""Every mail Palazzo sends, rendered in one place from Jinja templates (a .txt and an .html per kind).
+
+Game mails are built from a seat's *view* (what `game.view(state, seat)` returns), never from the
+state: redaction is the caller's job, so a mail can only show what its reader may see. The one
+private part a mail reads is the reader's own (`players[seat].private`); everything else is public.
+Links arrive built and signed by the caller; a mail only lays them out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from collections.abc import Callable
+from typing import Any, TypedDict
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from engine import get_game
+from engine.core import Move
+from engine.pof.data import ECONOMY, ROUNDS
+from service import deadlines
+from service.mail import headers, phrases
+from service.mail.message import Mail
+
+GAME = "princes-of-florence"
+CHOOSE_KINDS = ("keep_professions", "choose_card", "place_landscape", "use_enticement", "split_payout")
+_CHOICES = {
+    "keep_professions": "keep your professions",
+    "choose_card": "choose a card",
+    "place_landscape": "place your landscape",
+    "use_enticement": "use your enticement card?",
+    "split_payout": "split your payout",
+}
+
+_TEMPLATES = Environment(
+    loader=PackageLoader("service.mail", "templates"),
+    autoescape=select_autoescape(["html"]),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+class OneClick(TypedDict, total=False):
+    """A signed link that answers a decision at once; without a label, the move's own describe()."""
+    label: str
+    move: Move
+    url: str
+
+
+class MailLinks(TypedDict, total=False):
+    seat: str
+    one_click: list[OneClick]
+    unsubscribe: str
+
+
+@dataclass(frozen=True)
+class Recipient:
+    """Who reads the mail: his address and name, his seat (None for a host or spectator), his time zone."""
+    email: str
+    name: str
+    seat: int | None = None
+    time_zone: str = "UTC"
+
+
+@dataclass(frozen=True)
+class Table:
+    """The game a mail is about: its id, every seat's name (a view knows seats by number) and our mail domain."""
+    game_id: str
+    names: list[str]
+    domain: str
+
+
+def decision(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+             now: datetime, default_move: Move | None = None) -> Mail:
+    """The mail for a seat's new decision: your_bid for a bid, choose for a follow-up, else your_turn."""
+    return _decision_mail(decision_kind(pending["kind"]), view, pending, table, to, links, now, default_move)
+
+
+def decision_kind(kind: str) -> str:
+    """Which mail a decision kind gets."""
+    return "your_bid" if kind == "bid" else "choose" if kind in CHOOSE_KINDS else "your_turn"
+
+
+def your_turn(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+              now: datetime, default_move: Move | None = None) -> Mail:
+    return _decision_mail("your_turn", view, pending, table, to, links, now, default_move)
+
+
+def your_bid(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+             now: datetime, default_move: Move | None = None) -> Mail:
+    return _decision_mail("your_bid", view, pending, table, to, links, now, default_move)
+
+
+def choose(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+           now: datetime, default_move: Move | None = None) -> Mail:
+    return _decision_mail("choose", view, pending, table, to, links, now, default_move)
+
+
+def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+             now: datetime, default_move: Move | None = None) -> Mail:
+    """The decision mail's facts again, headed as a reminder, with the time left as of `now`."""
+    return _decision_mail(decision_kind(pending["kind"]), view, pending, table, to, links, now, default_move,
+                          reminder=True)
+
+
+def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+                 finished: int | None = None) -> Mail:
+    """What the public view shows of a finished round (by default the one before the view's): the works
+    published, the best-work bonus, the standings and what comes next."""
+    _check(view)
+    if finished is None:
+        finished = view["round"] if view["phase"] == "over" else view["round"] - 1
+    if not 1 <= finished <= ROUNDS:
+        raise ValueError(f"no finished round to report in round {view['round']} ({view['phase']})")
+    works = sorted(({"name": table.names[p["seat"]], "profession": phrases.name(w["profession"]), "value": w["value"]}
+                    for p in view["players"] for w in p["works"] if w["round"] == finished),
+                   key=lambda work: -work["value"])
+    best = works[0]["value"] if works else None
+    best_names = {w["name"] for w in works if w["value"] == best}
+    facts = {
+        **_frame(table, to, links),
+        "finished": finished,
+        "rounds": ROUNDS,
+        "works": works,
+        "best": best,
+        "best_names": phrases.listing(sorted(best_names)),
+        "best_shared": len(best_names) > 1,
+        "best_points": ECONOMY["prestige_for_best_work"],
+        "standings": [{"name": table.names[p["seat"]], "prestige": p["prestige"]}
+                      for p in sorted(view["players"], key=lambda p: -p["prestige"])],
+        "next_round": finished + 1 if finished < ROUNDS and view["phase"] != "over" else None,
+        "start_player": table.names[view["start_player"]],
+        "min_work_value": view["min_work_value"],
+    }
+    return _mail("round_result", f"Round {finished} is over", facts, table, to, links)
+
+
+def game_over(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
+    """The final scores from the game's result: ranks, prestige, cash and what each prestige card scored."""
+    _check(view)
+    result = view["result"]
+    if result is None:
+        raise ValueError("the game is not over")
+    scores = [{"rank": s["rank"], "name": table.names[s["seat"]], "prestige": s["prestige"],
+               "cash": phrases.florins(s["cash"]),
+               "cards": [{"card": phrases.name(c["card"]), "points": c["points"]} for c in s["prestige_cards"]]}
+              for s in sorted(result["scores"], key=lambda s: (s["rank"], s["seat"]))]
+    winners = phrases.listing([table.names[seat] for seat in result["winners"]])
+    facts = {**_frame(table, to, links), "scores": scores, "winners": winners,
+             "shared": len(result["winners"]) > 1}
+    return _mail("game_over", f"Game over: {winners} {'win' if len(result['winners']) > 1 else 'wins'}",
+                 facts, table, to, links)
+
+
+def sign_in(to: str, url: str, signed: str, domain: str) -> Mail:
+    """The single-use sign-in link a player asked for."""
+    return _account_mail("sign_in", "Your Palazzo sign-in link", to, {"url": url, "signed": signed}, domain)
+
+
+def invitation(to: str, name: str, seat: int, game_id: str, url: str, signed: str, domain: str) -> Mail:
+    """A seated player's way in: the seat is his once he opens the link."""
+    facts = {"url": url, "signed": signed, "name": name, "seat": seat, "game_id": game_id}
+    return _account_mail("invitation", "You have a seat at a Palazzo game", to, facts, domain, game_id)
+
+
+def _account_mail(kind: str, subject: str, to: str, facts: dict[str, Any], domain: str,
+                  game_id: str | None = None) -> Mail:
+    context = {**facts, "subject": subject, "one_click": [], "seat_url": None, "unsubscribe": None}
+    return Mail(to=to, subject=subject, text=_text(kind, context), html=_html(kind, context),
+                headers=headers.build(domain, game_id), kind=kind, game=game_id)
+
+
+def _mail(kind: str, summary: str, facts: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
+    subject = f"{summary} · Palazzo {table.game_id}"
+    context = {**facts, "subject": subject}
+    return Mail(to=to.email, subject=subject, text=_text(kind, context), html=_html(kind, context),
+                headers=headers.build(table.domain, table.game_id, links.get("unsubscribe")),
+                kind=kind, game=table.game_id, seat=to.seat)
+
+
+def _text(kind: str, context: dict[str, Any]) -> str:
+    return _TEMPLATES.get_template(f"{kind}.txt").render(context).strip() + "\n"
+
+
+def _html(kind: str, context: dict[str, Any]) -> str:
+    return _TEMPLATES.get_template(f"{kind}.html").render(context)
+
+
+def _check(view: dict[str, Any]) -> None:
+    """Refuse what is not a Princes of Florence view: above all a raw state, which still holds its secrets."""
+    if "secret" in view:
+        raise ValueError("a mail is rendered from a seat's view, never from the raw state")
+    if view.get("game") != GAME:
+        raise ValueError(f"mails are written for {GAME} views, not {view.get('game')!r}")
+
+
+def _own(view: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The reader's own seat, private part included: only his own view has it."""
+    me = view["players"][seat] if seat is not None else {}
+    if "private" not in me:
+        raise ValueError(f"this is not seat {seat}'s own view")
+    return me
+
+
+def _frame(table: Table, to: Recipient, links: MailLinks) -> dict[str, Any]:
+    """What every game mail shows around its facts: the reader's name and the links."""
+    describe = get_game(GAME).describe
+    one_click = [{"label": link.get("label") or describe(link["move"]), "url": link["url"]}
+                 for link in links.get("one_click", [])]
+    return {"name": to.name, "game_id": table.game_id, "one_click": one_click,
+            "seat_url": links.get("seat"), "unsubscribe": links.get("unsubscribe")}
+
+
+_SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "your_turn": lambda facts: f"Your turn in round {facts['round']}",
+    "your_bid": lambda facts: f"Your bid: the {facts['lot']['item']} stands at {facts['lot']['bid']}",
+    "choose": lambda facts: f"Your choice: {_CHOICES.get(facts['kind'], phrases.name(facts['kind']))}",
+}
+
+
+def _decision_mail(kind: str, view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
+                   links: MailLinks, now: datetime, default_move: Move | None, reminder: bool = False) -> Mail:
+    """A decision mail of `kind`; a reminder renders the same template inside its own heading."""
+    facts = _decision_facts(view, pending, table, to, links, now, default_move)
+    summary = _SUMMARIES[kind](facts)
+    if reminder:
+        return _mail("reminder", f"Reminder: {summary}", {**facts, "decision_template": kind}, table, to, links)
+    return _mail(kind, summary, facts, table, to, links)
+
+
+def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
+                    links: MailLinks, now: datetime, default_move: Move | None) -> dict[str, Any]:
+    """The facts of a decision mail: the decision in words, the reader's means, the deadline."""
+    _check(view)
+    if pending["seat"] != to.seat:
+        raise ValueError(f"seat {pending['seat']}'s decision mailed to seat {to.seat}")
+    me = _own(view, to.seat)
+    details = next((d for d in view["pending"] if d["seat"] == to.seat), {})
+    asked = {**details, **pending}
+    due = deadlines.parse(pending["deadline_at"])
+    return {
+        **_frame(table, to, links),
+        "kind": asked["kind"],
+        "round": view["round"],
+        "rounds": ROUNDS,
+        "min_work_value": view["min_work_value"],
+        "cash": phrases.florins(me["private"]["cash"]),
+        "prestige": me["prestige"],
+        "pending": phrases.pending(asked, view),
+        "deadline": phrases.clock(due, to.time_zone),
+        "relative": phrases.relative(due, now),
+        "default": get_game(GAME).describe(default_move) if default_move else None,
+        "lot": _lot(view, table, to.seat) if asked["kind"] == "bid" else None,
+    }
+
+
+def _lot(view: dict[str, Any], table: Table, seat: int) -> dict[str, Any]:
+    """The item under the hammer, its bid and who is still in, as the reader of a bid mail sees them."""
+    lot = view["auction"]["lot"]
+
+    def who(other: int) -> str:
+        return "you" if other == seat else table.names[other]
+
+    return {
+        "item": phrases.name(lot["item"]),
+        "bid": lot["bid"],
+        "leader": who(lot["leader"]),
+        "chooser": who(lot["chooser"]),
+        "still_in": phrases.listing([who(other) for other in lot["in"]]),
+        "next_bid": lot["bid"] + ECONOMY["auction_step"],
+        "open_bidding": view["options"]["bidding"] == "open",
+    }
+
+

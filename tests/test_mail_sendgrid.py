@@ -1,0 +1,137 @@
+"""The SendGrid backend through the real sendgrid library, against a stub of POST /v3/mail/send on loopback."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import fakeredis
+import pytest
+
+from service.mail import render
+from service.mail.backends import PermanentMailError, RetryableMailError, deliver
+from service.mail.message import Mail
+from service.mail.settings import MailSettings
+from tests.test_mail_render import ROOT, TABLE, decision_mail
+
+KEY = "SG.test-key.not-a-real-one"
+DOMAIN = "palazzo.example"
+
+
+class Stub:
+    """What the stub answers next, and every request it got."""
+
+    def __init__(self) -> None:
+        self.status = 202
+        self.delay = 0.0
+        self.requests: list[dict] = []
+
+
+@pytest.fixture
+def stub():
+    state = Stub()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            state.requests.append({"path": self.path, "headers": dict(self.headers), "json": json.loads(body)})
+            time.sleep(state.delay)
+            answer = b"" if state.status == 202 else json.dumps({"errors": [{"message": "stub says no"}]}).encode()
+            self.send_response(state.status)
+            self.send_header("X-Message-Id", "sg-stub-id-1")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request, client_address) -> None:
+            pass  # a client that gave up (the timeout test) is no error of the stub's
+
+    server = Server(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+def settings(host: str, timeout: float = 5.0) -> MailSettings:
+    return MailSettings(backend="sendgrid", sendgrid_api_key=KEY, sendgrid_host=host,
+                        sender="Palazzo <palazzo@palazzo.example>", base_url=f"https://{DOMAIN}", timeout=timeout)
+
+
+def game_mail() -> Mail:
+    """A real bid mail of a game played by bots: threaded, with an unsubscribe link."""
+    return decision_mail("bid")[2]
+
+
+def test_deliver_posts_the_v3_payload_with_our_headers_and_returns_sendgrids_id(stub):
+    mail = game_mail()
+    assert deliver(mail, settings(stub.url), fakeredis.FakeRedis(decode_responses=True)) == "sg-stub-id-1"
+    [request] = stub.requests
+    assert request["path"] == "/v3/mail/send"
+    assert request["headers"]["Authorization"] == f"Bearer {KEY}"
+    sent = request["json"]
+    assert sent["from"] == {"email": "palazzo@palazzo.example", "name": "Palazzo"}
+    assert sent["personalizations"] == [{"to": [{"email": mail.to}]}]
+    assert sent["subject"] == mail.subject
+    assert sent["content"] == [{"type": "text/plain", "value": mail.text}, {"type": "text/html", "value": mail.html}]
+    assert sent["headers"] == mail.headers
+    assert sent["headers"]["In-Reply-To"] == sent["headers"]["References"] == ROOT
+    assert sent["headers"]["List-Unsubscribe"] == f"<https://palazzo.example/unsubscribe?s={mail.seat}&x=1>"
+    assert sent["headers"]["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert sent["headers"]["Message-ID"].endswith("@palazzo.example>")
+    assert sent["categories"] == ["palazzo", "your_bid"]
+    assert sent["custom_args"] == {"kind": "your_bid", "game": TABLE.game_id, "seat": str(mail.seat)}
+
+
+def test_a_rendered_mail_whose_text_starts_like_a_key_still_goes(stub):
+    mail = render.sign_in("x@example.org", "https://palazzo.example/sign-in?link=SG.ab.cd", "SG.ab.cd", DOMAIN)
+    mail = Mail(**{**mail.to_json(), "text": "SG.ab.cd is your link"})
+    assert deliver(mail, settings(stub.url), None) == "sg-stub-id-1"
+    assert stub.requests[0]["json"]["content"][0]["value"] == "SG.ab.cd is your link"
+
+
+@pytest.mark.parametrize("status, error", [
+    (500, RetryableMailError), (503, RetryableMailError), (429, RetryableMailError),
+    (400, PermanentMailError), (401, PermanentMailError), (403, PermanentMailError), (413, PermanentMailError),
+])
+def test_failures_are_classified_for_the_job_that_retries(stub, status, error):
+    stub.status = status
+    with pytest.raises(error) as raised:
+        deliver(game_mail(), settings(stub.url), None)
+    assert raised.value.status == status and "stub says no" in str(raised.value)
+    assert len(stub.requests) == 1  # deliver never retries by itself
+
+
+def test_an_unreachable_or_silent_sendgrid_is_worth_retrying(stub):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    with pytest.raises(RetryableMailError, match="unreachable"):
+        deliver(game_mail(), settings(closed), None)
+    stub.delay = 0.6
+    with pytest.raises(RetryableMailError, match="unreachable"):
+        deliver(game_mail(), settings(stub.url, timeout=0.1), None)
+
+
+def test_settings_come_from_the_environment():
+    default = MailSettings.from_env({})
+    assert (default.backend, default.sender, default.domain) == ("outbox", "Palazzo <palazzo@localhost>", "127.0.0.1")
+    assert default.sendgrid_host == "https://api.sendgrid.com"
+    configured = MailSettings.from_env({"PALAZZO_MAIL_BACKEND": "sendgrid", "SENDGRID_API_KEY": KEY,
+                                        "PALAZZO_SENDGRID_HOST": "http://127.0.0.1:9", "PALAZZO_MAIL_FROM": "P <p@x.org>",
+                                        "PALAZZO_BASE_URL": "https://play.palazzo.example:8443/"})
+    assert (configured.backend, configured.sendgrid_api_key, configured.sendgrid_host, configured.sender) == (
+        "sendgrid", KEY, "http://127.0.0.1:9", "P <p@x.org>")
+    assert configured.domain == "play.palazzo.example"
+    with pytest.raises(ValueError, match="SENDGRID_API_KEY"):
+        MailSettings.from_env({"PALAZZO_MAIL_BACKEND": "sendgrid"})
+    with pytest.raises(ValueError, match="outbox, sendgrid"):
+        MailSettings.from_env({"PALAZZO_MAIL_BACKEND": "smtp"})
