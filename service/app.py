@@ -20,7 +20,7 @@ from service.problems import Problem, render
 from service.resources import events, games, health, host, moves, orders, players
 from service.spec import describe_games
 from service.config import make_store, settings
-from service.web import signin_page
+from service.web import signin_page, unsubscribe
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, players.blp, health.blp]
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static"}
@@ -83,6 +83,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
     app.register_blueprint(signin_page.bp)
+    app.register_blueprint(unsubscribe.bp)
     app.before_request(_identify)
     limiter = Limiter(
         key_func=lambda: g.caller.identity, default_limits=[lambda: current_app.config["RATE_LIMIT"]],

@@ -1,9 +1,12 @@
 """Request and response schemas: strict on the way in (unknown fields and floats are refused)."""
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
 from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate
 
+from service.preferences import MAIL_CHOICES
 from service.vocabulary import Choice, Deadlines, GameDoc, GameName, MoveField, MovePart, StrictBoolean
 
 BOTS = ["random", "greedy"]
@@ -236,6 +239,30 @@ class OrdersIn(Schema):
 class OrdersOut(Schema):
     version = Int()
     orders = fields.Dict(allow_none=True)
+
+
+class TimeZone(fields.String):
+    """An IANA time zone name, such as Europe/Rome: deadlines in mails are shown in it."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            ZoneInfo(text)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValidationError("Not a known time zone (IANA name, e.g. Europe/Rome).") from None
+        return text
+
+
+class SettingsIn(Schema):
+    time_zone = TimeZone(validate=validate.Length(min=1, max=64), metadata={"example": "Europe/Rome"})
+    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES),
+                         metadata={"description": "all; decisions (only his own decisions and reminders); none"})
+
+
+@always_present()
+class SettingsOut(Schema):
+    time_zone = fields.String()
+    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES))
 
 
 class PauseIn(Schema):

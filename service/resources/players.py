@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 
-from service import signin
+from service import preferences, signin
 from service.problems import Problem
 from service.resources.common import links, mail_limiter, blueprint, caller, documented, store
-from service.schemas import AcceptedOut, PlayerOut, RedeemIn, SignInIn, TurnsOut
+from service.schemas import AcceptedOut, PlayerOut, RedeemIn, SettingsIn, SettingsOut, SignInIn, TurnsOut
 from service.store import email_key, game_key
 
 blp = blueprint("players", "A player's games across the server, and signing in by email.")
@@ -39,6 +39,30 @@ def list_my_turns():
                               "version": int(version)})
     turns.sort(key=lambda t: (t["deadline_at"] or "9999", t["game_id"]))
     return {"turns": turns}
+
+
+def _player() -> str:
+    who = caller()
+    if who.kind != "player":
+        raise Problem("token_required", "send a player token (from a sign-in link)")
+    return who.email
+
+
+@blp.route("/me/settings", methods=["GET"])
+@blp.response(200, SettingsOut)
+@documented(blp, "token_required")
+def get_my_settings():
+    """The caller's mail settings: his time zone and which mails he wants."""
+    return preferences.read(store(), _player())
+
+
+@blp.route("/me/settings", methods=["PUT"])
+@blp.arguments(SettingsIn())
+@blp.response(200, SettingsOut)
+@documented(blp, "token_required", body=True)
+def set_my_settings(changes):
+    """Change the caller's time zone (IANA name) or mail choice (all, decisions, none)."""
+    return preferences.write(store(), _player(), changes)
 
 
 @blp.route("/sign-in", methods=["POST"])

@@ -1,0 +1,35 @@
+"""A player's mail settings, and the unsubscribe link every mail carries (RFC 8058 one-click)."""
+from __future__ import annotations
+
+from service import preferences, tokens
+from service.web import unsubscribe
+from tests.conftest import bearer, new_game, sign_in
+
+
+def test_a_player_sets_his_time_zone_and_mail_choice(app, client):
+    new_game(client, emails=True)
+    player = bearer(sign_in(app, client, "p0@example.org"))
+    assert client.get("/api/v1/me/settings", headers=player).get_json() == {"time_zone": "UTC", "mail": "all"}
+    changed = client.put("/api/v1/me/settings", headers=player, json={"time_zone": "Europe/Rome", "mail": "decisions"})
+    assert changed.status_code == 200 and changed.get_json() == {"time_zone": "Europe/Rome", "mail": "decisions"}
+    for bad in ({"time_zone": "Mars/Olympus"}, {"mail": "some"}, {"time_zone": "../../etc/passwd"}):
+        refused = client.put("/api/v1/me/settings", headers=player, json=bad)
+        assert refused.status_code == 422, bad
+    assert client.get("/api/v1/me/settings", headers=player).get_json()["time_zone"] == "Europe/Rome"
+    seat = new_game(client)["tokens"]["seats"][0]["token"]
+    assert client.get("/api/v1/me/settings", headers=bearer(seat)).status_code == 401
+
+
+def test_the_unsubscribe_link_asks_on_get_and_stops_mail_on_post(app, client):
+    store, links = app.extensions["palazzo.store"], app.extensions["palazzo.links"]
+    digest = tokens.email_hash("p1@example.org")
+    url = unsubscribe.link(links, digest)
+    path = url.removeprefix(links.base_url)
+    page = client.get(path)
+    assert page.status_code == 200 and b'method="post"' in page.data
+    assert preferences.read(store, digest)["mail"] == "all", "opening the link changes nothing"
+    one_click = client.post(path, data={"List-Unsubscribe": "One-Click"})
+    assert one_click.status_code == 200 and preferences.read(store, digest)["mail"] == "none"
+    other = tokens.email_hash("p2@example.org")
+    forged = client.post(path.replace("t=", "t=x"), data={})
+    assert forged.status_code == 403 and preferences.read(store, other)["mail"] == "all"
