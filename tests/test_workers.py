@@ -30,11 +30,11 @@ def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
 
 
 @pytest.fixture
-def workers(redis_url, tmp_path):
-    """Start `palazzo worker` processes on the test Redis; all are killed at the end."""
+def workers_on(tmp_path):
+    """Start `palazzo worker` processes on a Redis; all are killed at the end."""
     started: list[subprocess.Popen] = []
 
-    def start(count: int = 1) -> list[subprocess.Popen]:
+    def start(redis_url: str, count: int = 1) -> list[subprocess.Popen]:
         env = {**os.environ, "REDIS_URL": redis_url, "PALAZZO_SECRET": "w" * 40, "PALAZZO_BOT_DELAY": "0",
                "PALAZZO_SWEEP_SECONDS": "1", "PALAZZO_GAMES": "princes-of-florence,toy-count",
                "PYTHONPATH": str(REPO)}
@@ -53,6 +53,12 @@ def workers(redis_url, tmp_path):
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def workers(redis_url, workers_on):
+    """Start `palazzo worker` processes on the test Redis."""
+    return lambda count=1: workers_on(redis_url, count)
 
 
 # The worker with the toy game registered too (tests use it); otherwise exactly `palazzo worker`.
@@ -160,3 +166,32 @@ def test_a_seat_that_keeps_missing_gets_a_stand_in_until_its_player_moves(queued
                              json={"move": {"type": "add", "amount": 2}, "version": mine[0]["since"]})
         if answer.status_code == 200:
             assert seats()[0] == {**seats()[0], "missed": 0, "standin": None}
+
+
+def test_a_pause_holds_the_deadline_and_resume_gives_the_time_back(queued_app, workers):
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 3})
+    game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    assert client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 1}).status_code == 200
+    workers(1)
+    time.sleep(4)  # past the first deadline, while paused
+    assert _timeouts(queued_app, game_id) == [], "a paused game's deadlines do not run"
+    resumed = client.post(f"/api/v1/games/{game_id}/resume", headers=host).get_json()
+    assert all(d["deadline_at"] > created["game"]["created_at"] for d in resumed["pending"])
+    wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
+
+
+def test_a_redis_restart_between_scheduling_and_the_deadline_loses_nothing(tmp_path, workers_on):
+    from service.localredis import LocalRedis
+    server = LocalRedis(tmp_path / "aof", extra=["--appendonly", "yes", "--appendfsync", "always", "--save", ""])
+    try:
+        app = make_app(server.url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+        client = app.test_client()
+        created = new_game(client, seats=3, deadlines={"pick": 4})
+        game_id = created["game"]["id"]
+        server.stop()
+        server.restart()
+        workers_on(server.url, 1)
+        wait_for(lambda: len(_timeouts(app, game_id)) == 3)
+    finally:
+        server.stop()
