@@ -11,6 +11,7 @@ COMMANDS = {
     "up": "service.commands.serve",
     "serve": "service.commands.serve",
     "outbox": "service.commands.outbox",
+    "mail": "service.commands.mail",
     "worker": "workers.command",
 }
 

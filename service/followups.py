@@ -1,9 +1,9 @@
 """What a commit sets in motion: the game's next deadline indexed and queued, bot moves queued.
 
-Every commit that changes a game calls `Followups.after` with the game as committed. The game's
-earliest deadline goes into one sorted set (`pz:deadlines`, scored by time), which the workers'
-sweep reads, and an RQ job is scheduled at it; a bot (or a stand-in for a player who keeps missing
-his turns) gets a job a moment later. Job ids are derived from what they act on, so a rescheduled
+Every commit that changes a game calls `after` with the game as committed. The game's earliest
+deadline goes into one sorted set (`pz:deadlines`, scored by time), which the workers' sweep reads,
+and an RQ job is scheduled at it; a bot (or a stand-in for a player who keeps missing his turns)
+gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail. Job ids are derived from what they act on, so a rescheduled
 deadline replaces its job, and every job re-checks the game before it acts: a stale job is a no-op.
 
 `Inline` runs bots at once in the caller's process instead and schedules nothing: for tests and
@@ -63,8 +63,9 @@ class Queued:
                 pipe.zrem(DEADLINE_INDEX, table.id)
             else:
                 pipe.zadd(DEADLINE_INDEX, {table.id: due.timestamp()})
-                self.queue.enqueue_at(due, "workers.deadlines.enforce", table.id,
-                                      job_id=deadline_job_id(table.id, due.timestamp()), pipeline=pipe)
+                if due > deadlines.now():  # a deadline already past is the running enforcement's, or the sweep's
+                    self.queue.enqueue_at(due, "workers.deadlines.enforce", table.id,
+                                          job_id=deadline_job_id(table.id, due.timestamp()), pipeline=pipe)
             bots = [d for d in table.pending if table.status == "running" and table.bot_for(d["seat"])
                     and (everything or d["since"] == table.version)]
             if self.bot_delay > 0:
@@ -77,6 +78,8 @@ class Queued:
             for decision in bots:
                 self.queue.enqueue(*self._bot_job(table.id, decision),
                                    job_id=bot_job_id(table.id, decision["seat"], decision["since"]))
+        if any(seat.get("email") for seat in table.meta["seats"]):
+            self.queue.enqueue("workers.notify.game", table.id, job_id=f"pz-notify-{table.id}-{table.version}")
 
     @staticmethod
     def _bot_job(game_id: str, decision: dict[str, Any]) -> tuple:

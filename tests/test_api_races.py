@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.conftest import assert_replays, bearer, new_game, seat_tokens
+from tests.conftest import bearer, new_game, seat_tokens
 
 
 def _log_length(app, game_id: str) -> int:

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 import redis
@@ -17,53 +13,7 @@ from rq import Queue
 from rq.registry import ScheduledJobRegistry
 
 from service import followups
-from tests.conftest import bearer, make_app, new_game, seat_tokens
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"still not true after {seconds} s"
-        time.sleep(0.1)
-
-
-@pytest.fixture
-def workers_on(tmp_path):
-    """Start `palazzo worker` processes on a Redis; all are killed at the end."""
-    started: list[subprocess.Popen] = []
-
-    def start(redis_url: str, count: int = 1) -> list[subprocess.Popen]:
-        env = {**os.environ, "REDIS_URL": redis_url, "PALAZZO_SECRET": "w" * 40, "PALAZZO_BOT_DELAY": "0",
-               "PALAZZO_SWEEP_SECONDS": "1", "PALAZZO_GAMES": "princes-of-florence,toy-count",
-               "PYTHONPATH": str(REPO)}
-        for _ in range(count):
-            log = (tmp_path / f"worker-{len(started)}.log").open("w")
-            started.append(subprocess.Popen([sys.executable, "-c", WORKER], env=env, cwd=REPO, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True))
-        return started[-count:]
-
-    yield start
-    for process in started:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-    for process in started:
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-
-
-@pytest.fixture
-def workers(redis_url, workers_on):
-    """Start `palazzo worker` processes on the test Redis."""
-    return lambda count=1: workers_on(redis_url, count)
-
-
-# The worker with the toy game registered too (tests use it); otherwise exactly `palazzo worker`.
-WORKER = "import sys, tests.toy_game; from service.cli import main; sys.exit(main(['worker']))"
-
+from tests.conftest import bearer, make_app, new_game, seat_tokens, wait_for
 
 @pytest.fixture
 def queued_app(redis_url):

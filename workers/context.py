@@ -5,9 +5,19 @@ from functools import cache
 
 import engine.pof  # noqa: F401  (registers the game)
 from service.config import make_store, settings
+from service.links import Links
 from service.store import Store
 
 
 @cache
 def store() -> Store:
     return make_store(settings())
+
+
+@cache
+def links() -> Links:
+    """Signed links for mails, from the same secret and base URL as the web app's."""
+    config = settings()
+    if len(config.get("SECRET_KEY", "")) < 32:
+        raise RuntimeError("set PALAZZO_SECRET (32+ characters): mails carry links signed with it")
+    return Links(config["SECRET_KEY"], config["BASE_URL"])

@@ -15,6 +15,8 @@ from workers import context
 log = logging.getLogger(__name__)
 MAX_DEFAULTS = 50  # defaults one job plays for one game before it hands over to the next job
 EARLY = 2.0  # seconds: RQ's scheduler keeps whole seconds, so a job may start this much early
+LATE = 3.0  # seconds past a deadline after which the sweep stops waiting for the scheduled job
+CLAIM_SECONDS = 60  # a swept game is not swept again for this long (its job may wait in a backlog)
 
 
 def enforce(game_id: str) -> int:
@@ -48,19 +50,23 @@ def due_games(store, now: float | None = None, batch: int = 500) -> list[tuple[s
     return [(game_id.decode(), at) for game_id, at in due]
 
 
-def sweep() -> int:
-    """Queue enforcement for every game whose deadline has passed; returns how many were queued.
+def sweep(grace: float = LATE, claim_for: int = CLAIM_SECONDS) -> int:
+    """Queue enforcement for every game whose deadline passed more than `grace` seconds ago (its
+    scheduled job should have run by then); returns how many were queued.
 
-    The job id is the one the scheduled job has, so a game already queued is queued once.
+    Each (game, deadline) is claimed for `claim_for` seconds first, so neither this worker's next
+    sweep nor another worker's queues it again while the job waits in a backlog.
     """
     store = context.store()
-    due = due_games(store)
-    queue = store.followups.queue
-    with store.followups.connection.pipeline(transaction=False) as pipe:
+    connection = store.followups.connection
+    due = due_games(store, time.time() - grace)
+    with connection.pipeline(transaction=False) as pipe:
         for game_id, at in due:
-            queue.enqueue("workers.deadlines.enforce", game_id, job_id=followups.deadline_job_id(game_id, at),
-                          pipeline=pipe)
-        pipe.execute()
-    if due:
-        log.info("sweep queued %d overdue games at %s", len(due), deadlines.stamp(deadlines.now()))
-    return len(due)
+            pipe.set(f"pz:swept:{game_id}:{int(at)}", "1", nx=True, ex=claim_for)
+        claimed = [entry for entry, fresh in zip(due, pipe.execute()) if fresh]
+    for game_id, at in claimed:
+        store.followups.queue.enqueue("workers.deadlines.enforce", game_id,
+                                      job_id=f"{followups.deadline_job_id(game_id, at)}-swept")
+    if claimed:
+        log.info("sweep queued %d overdue games at %s", len(claimed), deadlines.stamp(deadlines.now()))
+    return len(claimed)

@@ -1,0 +1,50 @@
+"""`/dev/mailbox`: the local outbox in a browser, for whoever runs `palazzo up` on his own machine.
+
+The page shows sign-in links in full, which is anyone's seat, so it exists only while mail goes to
+the local outbox (PALAZZO_MAIL_BACKEND unset or "outbox", read on every request as the mail jobs
+read it) and only to a request from this machine that no proxy forwarded; every other request gets
+a plain 404, so a deployment does not even show that the page exists.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import Blueprint, abort, current_app, render_template, request
+
+from service import mailbox
+
+bp = Blueprint("dev_mailbox", __name__, template_folder="templates")
+
+PATH = "/dev/mailbox"
+LOOPBACK = frozenset({"127.0.0.1", "::1"})
+FORWARDED = ("Forwarded", "X-Forwarded-For", "X-Real-IP")  # a proxy on this machine makes every caller local
+
+
+def allowed() -> bool:
+    """The outbox backend is on and the caller sits at this machine."""
+    backend = os.environ.get("PALAZZO_MAIL_BACKEND") or "outbox"
+    proxied = any(name in request.headers for name in FORWARDED)
+    return backend == "outbox" and request.remote_addr in LOOPBACK and not proxied
+
+
+def newest_first(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The outbox's entries with their local message number (outbox-N), newest first."""
+    numbered = [{**message, "number": number} for number, message in enumerate(messages, start=1)]
+    return numbered[::-1]
+
+
+def sent_at(message: dict[str, Any]) -> str | None:
+    """When the mail was kept, if the entry says so (a Date header, or a time the sender stored)."""
+    return message.get("headers", {}).get("Date") or message.get("sent_at") or message.get("at")
+
+
+@bp.route(PATH, methods=["GET"])
+def show():
+    if not allowed():
+        abort(404)
+    messages = newest_first(mailbox.outbox(current_app.extensions["palazzo.store"]))
+    response = current_app.make_response(render_template("dev_mailbox.html", messages=messages, sent_at=sent_at))
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response

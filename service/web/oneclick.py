@@ -1,0 +1,237 @@
+"""One-click answers from a mail, and the minimal seat page they sit on (until the web issue builds it).
+
+A link names one move for one seat's one decision (its `since`) and dies at that decision's deadline.
+Opening it (GET) only shows a confirm page, because mail scanners open links; the confirm (POST) plays
+the move through `games.submit` against that decision, so a stale or used link acts on nothing, and
+an idempotency key taken from the link makes a double click or a replay apply at most once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Blueprint, Response, current_app, render_template, request, url_for
+
+from engine.core import Move
+from service import deadlines, games, preferences
+from service.links import Links
+from service.mail import phrases
+from service.problems import Problem
+from service.store import Store
+
+ACT, SEAT = "act", "seat"  # link purposes: the signature's salt, so neither opens the other
+ACT_PAGE, SEAT_PAGE = "/act", "/seat"
+MAX_AGE = 60 * 24 * 3600  # a backstop: longer than any deadline (30 days) plus a pause or two
+TOKEN_CHARS = 4000
+STEP_OUT: Move = {"type": "step_out"}
+
+bp = Blueprint("oneclick", __name__, template_folder="templates")
+
+
+def answer_links(links: Links, table: games.Table, seat: int) -> dict[str, Any]:
+    """The seat page and the signed one-click answers to the seat's pending decision, for a mail."""
+    decision = table.decision_of(seat)
+    return {"seat": seat_url(links, table.id, seat),
+            "one_click": [{"label": label, "move": move, "url": act_url(links, table.id, seat, decision, move)}
+                          for label, move in common_answers(table, seat)]}
+
+
+def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
+    """(label, move) for the answers most players want: in an auction, step out or raise by the step;
+    always the default a deadline would play. None unless the game runs and the seat is to decide."""
+    decision = table.decision_of(seat)
+    if table.status != games.RUNNING or decision is None:
+        return []
+    game = table.game
+    legal = game.legal_moves(table.state, seat)
+    answers: list[tuple[str, Move]] = []
+    if decision["kind"] == "bid":
+        if STEP_OUT in legal:
+            answers.append((game.describe(STEP_OUT), STEP_OUT))
+        bids = [move for move in legal if move["type"] == "bid"]
+        if bids:
+            step = min(bids, key=lambda move: move["amount"])
+            answers.append((f"{game.describe(step)} (raise by the step)", step))
+    default = game.default_move(table.state, seat)
+    labelled = [(f"{label} (the default)" if move == default else label, move) for label, move in answers]
+    if default not in [move for _, move in answers]:
+        labelled.append((f"Take the default: {game.describe(default)}", default))
+    return labelled
+
+
+def act_url(links: Links, game_id: str, seat: int, decision: dict[str, Any], move: Move) -> str:
+    """A link that plays `move` for the seat's decision `decision` (pending since `since`) until its deadline."""
+    expires = int(deadlines.parse(decision["deadline_at"]).timestamp())
+    signed = links.sign(ACT, {"g": game_id, "s": seat, "d": decision["since"], "m": move, "x": expires})
+    return links.url(ACT_PAGE, t=signed)
+
+
+def seat_url(links: Links, game_id: str, seat: int) -> str:
+    return links.url(SEAT_PAGE, t=links.sign(SEAT, {"g": game_id, "s": seat}))
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What an act link says: seat `seat` of game `game_id` answers the decision pending since `since`
+    with `move`, until `expires` (epoch seconds)."""
+
+    game_id: str
+    seat: int
+    since: int
+    move: Move
+    expires: int
+
+    @property
+    def expired(self) -> bool:
+        return deadlines.now().timestamp() >= self.expires
+
+    @property
+    def idempotency(self) -> str:
+        """The same for every link to this answer, so however often it is followed it plays once."""
+        return f"one-click:{self.since}:{games.move_fingerprint(self.move)}"
+
+
+def open_answer(links: Links, signed: str) -> Answer:
+    """The answer an act link names; 403 when forged, altered, made for another purpose or too old."""
+    payload = links.open(ACT, signed[:TOKEN_CHARS], MAX_AGE)
+    if not isinstance(payload, dict) or set(payload) != {"g", "s", "d", "m", "x"}:
+        raise Problem("bad_link", "this is not a one-click link")
+    return Answer(payload["g"], payload["s"], payload["d"], payload["m"], payload["x"])
+
+
+@bp.route(ACT_PAGE, methods=["GET"])
+def confirm() -> Response:
+    """Show what the link would play and ask; never acts."""
+    signed = request.args.get("t", "")
+    answer = open_answer(_links(), signed)
+    table = games.load(_store(), answer.game_id)
+    refusal = _refusal(answer, table)
+    if refusal is not None:
+        return refusal
+    return _page(200, "Confirm your answer", confirm={"label": table.game.describe(answer.move), "token": signed,
+                                                      "action": url_for("oneclick.act")},
+                 situation=_situation(table, answer.seat, answers=False))
+
+
+@bp.route(ACT_PAGE, methods=["POST"])
+def act() -> Response:
+    """Play the link's move, once, while its decision is still the seat's pending one."""
+    answer = open_answer(_links(), request.form.get("t", ""))
+    store = _store()
+    table = games.load(store, answer.game_id)
+    if answer.expired:
+        return _expired(table, answer.seat)
+    label = table.game.describe(answer.move)
+    try:
+        games.submit(store, table, answer.seat, answer.move, answer.since,
+                     lambda after, events: {"label": label, "version": after.version}, answer.idempotency)
+    except Problem as problem:
+        if problem.code == "game_not_found":
+            raise
+        return _moved_on(games.load(store, answer.game_id), answer.seat, problem)
+    return _page(200, f"Done: {label}", situation=_situation(games.load(store, answer.game_id), answer.seat))
+
+
+@bp.route(SEAT_PAGE, methods=["GET"])
+def seat_page() -> Response:
+    payload = _links().open(SEAT, request.args.get("t", "")[:TOKEN_CHARS], MAX_AGE)
+    if not isinstance(payload, dict) or set(payload) != {"g", "s"}:
+        raise Problem("bad_link", "this is not a seat link")
+    table = games.load(_store(), payload["g"])
+    return _page(200, f"Your seat at game {table.id}", situation=_situation(table, payload["s"]))
+
+
+@bp.errorhandler(Problem)
+def _refused(problem: Problem) -> Response:
+    """A forged, foreign or worn-out link, or a game that is gone: say so, in a page."""
+    return _page(problem.status, "This link does not work", message=problem.detail)
+
+
+@bp.after_request
+def _private(response: Response) -> Response:
+    """A link's page is the link's holder's alone: no cache keeps it, no Referer carries the token on."""
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Robots-Tag"] = "noindex"
+    return response
+
+
+def _refusal(answer: Answer, table: games.Table) -> Response | None:
+    """The page for a link that may no longer act (past its deadline, or its decision gone), else None."""
+    if answer.expired:
+        return _expired(table, answer.seat)
+    decision = table.decision_of(answer.seat)
+    if table.status != games.RUNNING or decision is None or decision["since"] != answer.since:
+        return _moved_on(table, answer.seat)
+    return None
+
+
+def _expired(table: games.Table, seat: int) -> Response:
+    """The game as it is now, without fresh links: an expired link must not lead to live ones."""
+    return _page(410, "This link has expired", message="Its decision's deadline has passed; nothing was played.",
+                 situation=_situation(table, seat, answers=False))
+
+
+def _moved_on(table: games.Table, seat: int, problem: Problem | None = None) -> Response:
+    detail = None if problem is None or problem.code == "stale_version" else problem.detail
+    return _page(409, "This decision has moved on", message=detail or "Nothing was played with this link.",
+                 situation=_situation(table, seat))
+
+
+def _situation(table: games.Table, seat: int, answers: bool = True) -> dict[str, Any]:
+    """What the seat may see now, from its own view only: its decision in words, the round, its cash,
+    everyone's prestige, and (with `answers`) fresh links: its one-click answers and its seat page."""
+    view = table.game.view(table.state, seat)
+    names = [entry["name"] for entry in table.meta["seats"]]
+    players = view.get("players", [])
+    return {
+        "game_id": table.id, "game": table.meta["game"], "seat": seat, "name": names[seat],
+        "status": _status(table), "round": view.get("round"),
+        "decision": _decision(table, seat, view, names),
+        "one_click": answer_links(_links(), table, seat)["one_click"] if answers else [],
+        "seat_url": seat_url(_links(), table.id, seat) if answers else None,
+        "cash": players[seat].get("private", {}).get("cash") if seat < len(players) else None,
+        "standings": [{"name": names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == seat}
+                      for p in players if "prestige" in p],
+    }
+
+
+def _decision(table: games.Table, seat: int, view: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
+    decision = table.decision_of(seat)
+    if table.status != games.RUNNING or decision is None:
+        return None
+    details = next((d for d in view.get("pending", []) if d.get("seat") == seat), {})
+    due = deadlines.parse(decision["deadline_at"])
+    lot = (view.get("auction") or {}).get("lot") if decision["kind"] == "bid" else None
+    return {
+        "words": phrases.pending({**details, **decision}, view),
+        "deadline": phrases.clock(due, _time_zone(table, seat)),
+        "relative": phrases.relative(due, deadlines.now()),
+        "lot": {"item": phrases.name(lot["item"]), "bid": lot["bid"], "leader": names[lot["leader"]]} if lot else None,
+    }
+
+
+def _status(table: games.Table) -> str:
+    if table.status == games.PAUSED:
+        return f"paused until {table.meta['paused_until']}"
+    return {games.OPEN: "not started yet", games.RUNNING: "running", games.FINISHED: "over",
+            games.CANCELLED: "cancelled"}.get(table.status, table.status)
+
+
+def _time_zone(table: games.Table, seat: int) -> str:
+    """The player's own time zone for deadlines, as his mails show them."""
+    email_hash = table.meta["seats"][seat].get("email_hash")
+    return preferences.read(_store(), email_hash)["time_zone"] if email_hash else "UTC"
+
+
+def _page(status: int, heading: str, **context: Any) -> Response:
+    context = {"message": None, "confirm": None, "situation": None, **context}
+    return current_app.make_response((render_template("oneclick.html", heading=heading, **context), status))
+
+
+def _links() -> Links:
+    return current_app.extensions["palazzo.links"]
+
+
+def _store() -> Store:
+    return current_app.extensions["palazzo.store"]

@@ -1,0 +1,117 @@
+"""Who gets which mail, and when: one job per public commit looks at the game as it is now.
+
+- a seat with an address gets one mail per decision (your turn, your bid, choose), with its
+  one-click answers, and a reminder when 80% of the time is used if the decision is still his;
+- everyone with an address gets the round's result when a round ends and the scores at the end.
+Every mail is sent once: a Redis key per decision, round or game end claims it first (SET NX).
+Mails are rendered from each seat's redacted view only, so a mail shows what its seat may see.
+"""
+from __future__ import annotations
+
+from rq import Queue
+
+from service import deadlines, games, preferences, tokens
+from service.followups import QUEUE
+from service.mail import render
+from service.mail.settings import MailSettings
+from service.store import game_key
+from service.web import unsubscribe
+from service.web.oneclick import answer_links
+from workers import context, mailing
+
+REMINDER_AT = 0.8  # of the time between the decision mail and the deadline
+CLAIM_TTL = 30 * 24 * 3600
+
+
+def _claim(store, game_id: str, what: str) -> bool:
+    """True the first time `what` is claimed for this game: the mail is ours to send."""
+    return bool(store.redis.set(game_key(game_id, f"mailed:{what}"), "1", nx=True, ex=CLAIM_TTL))
+
+
+def _recipient(store, table: games.Table, seat: int, everyone: bool = False) -> render.Recipient | None:
+    """The seat's player, if he has an address and wants this mail (`everyone`: a mail to the whole
+    table, which a player who chose only his decisions does not get), in his time zone."""
+    entry = table.meta["seats"][seat]
+    if not entry.get("email") or entry.get("bot"):
+        return None
+    wanted = preferences.read(store, tokens.email_hash(entry["email"]))
+    if wanted["mail"] == "none" or (everyone and wanted["mail"] == "decisions"):
+        return None
+    return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"])
+
+
+def _links(table: games.Table, seat: int) -> dict:
+    """The seat's page, its one-click answers and the unsubscribe link for its address."""
+    links = context.links()
+    found = answer_links(links, table, seat) if table.decision_of(seat) else {}
+    return {**found, "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]))}
+
+
+def _queue(store) -> Queue:
+    return Queue(QUEUE, connection=store.followups.connection)
+
+
+def _send(store, mail) -> None:
+    _queue(store).enqueue("workers.mailing.send", mail.to_json(), retry=mailing.RETRY,
+                          on_failure=mailing.gave_up)
+
+
+def game(game_id: str) -> int:
+    """Send whatever the game's current state calls for and nobody has sent yet; returns how many."""
+    store = context.store()
+    table = games.load(store, game_id)
+    if table.game.name != "princes-of-florence":  # the only game with mail templates so far
+        return 0
+    frame = render.Table(game_id, [s["name"] for s in table.meta["seats"]], MailSettings.from_env().domain)
+    now = deadlines.now()
+    sent = 0
+    for decision in table.pending if table.status == games.RUNNING else []:
+        to = _recipient(store, table, decision["seat"])
+        if to is None or not _claim(store, game_id, f"decision:{decision['seat']}:{decision['since']}"):
+            continue
+        view = table.game.view(table.state, decision["seat"])
+        _send(store, render.decision(view, decision, frame, to, _links(table, decision["seat"]), now,
+                                     table.game.default_move(table.state, decision["seat"])))
+        sent += 1
+        if decision.get("deadline_at"):
+            due = deadlines.parse(decision["deadline_at"])
+            _queue(store).enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
+                                     decision["seat"], decision["since"])
+    sent += _to_everyone(store, table, frame)
+    return sent
+
+
+def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
+    """The result of every round that has ended, and the scores when the game is over."""
+    sent = 0
+    over = table.status == games.FINISHED
+    ended = table.state.get("round", 1) - (0 if over else 1)
+    for seat in range(len(table.meta["seats"])):
+        to = _recipient(store, table, seat, everyone=True)
+        if to is None:
+            continue
+        view = table.game.view(table.state, seat)
+        if ended >= 1 and not over and _claim(store, table.id, f"round:{ended}:{seat}"):
+            _send(store, render.round_result(view, frame, to, _links(table, seat), ended))
+            sent += 1
+        if over and _claim(store, table.id, f"over:{seat}"):
+            _send(store, render.game_over(view, frame, to, _links(table, seat)))
+            sent += 1
+    return sent
+
+
+def reminder(game_id: str, seat: int, since: int) -> bool:
+    """Remind the seat of a decision still his (same `since`: he has not answered it), once."""
+    store = context.store()
+    table = games.load(store, game_id)
+    decision = table.decision_of(seat)
+    to = _recipient(store, table, seat)
+    if table.status != games.RUNNING or decision is None or decision["since"] != since or to is None:
+        return False
+    if not _claim(store, game_id, f"reminder:{seat}:{since}"):
+        return False
+    frame = render.Table(game_id, [s["name"] for s in table.meta["seats"]], MailSettings.from_env().domain)
+    view = table.game.view(table.state, seat)
+    _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
+                                 deadlines.now(), table.game.default_move(table.state, seat)))
+    return True
