@@ -1,18 +1,36 @@
 # The two commands a newcomer needs: `make run` and `make test`. Each sets up what it needs first.
+# Python packages go into a virtual environment (.venv): Debian's python3 refuses a system-wide
+# pip install (PEP 668). Debian packages (python3-venv, redis-server) come from apt-get, with sudo
+# when not root.
 PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
 .PHONY: setup run test bench
 
-setup:
-	@command -v redis-server >/dev/null || (apt-get update -qq && apt-get install -y -qq redis-server)
-	$(PYTHON) -m pip install -q -e ".[test]"
+setup: $(VENV)/.installed
+	@command -v redis-server >/dev/null || ($(SUDO) apt-get update -qq && $(APT_INSTALL) redis-server)
+
+# A venv without pip is one Debian could not finish (no python3-venv): start it again after installing that.
+$(VENV)/bin/pip:
+	@rm -rf $(VENV)
+	@$(PYTHON) -m venv $(VENV) 2>/dev/null || (rm -rf $(VENV) && $(SUDO) apt-get update -qq \
+		&& $(APT_INSTALL) python3-venv && $(PYTHON) -m venv $(VENV))
+
+# Installed again only when pyproject.toml changes (the package itself is editable).
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/pip
+	$(VENV)/bin/pip install -q -e ".[test]"
+	@touch $@
 
 run: setup
-	$(PYTHON) -m service.cli up
+	$(PY) -m service.cli up
 
 test: setup
-	$(PYTHON) -m pytest
+	$(PY) -m pytest
 
 bench: setup
-	$(PYTHON) -m benchmarks.engine
-	$(PYTHON) benchmarks/api.py
+	$(PY) -m benchmarks.engine
+	$(PY) benchmarks/api.py
+	$(PY) benchmarks/deadlines.py
