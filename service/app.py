@@ -20,7 +20,7 @@ from service.problems import Problem, render
 from service.resources import events, games, health, host, moves, orders, players
 from service.spec import describe_games
 from service.config import make_store, settings
-from service.web import dev_mailbox, oneclick, signin_page, unsubscribe
+from service.web import dev_mailbox, mail_events, oneclick, signin_page, unsubscribe
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, players.blp, health.blp]
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static"}
@@ -82,7 +82,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     describe_games(api, served)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
-    for page in (signin_page, oneclick, unsubscribe, dev_mailbox):
+    for page in (signin_page, oneclick, unsubscribe, dev_mailbox, mail_events):
         app.register_blueprint(page.bp)
     app.before_request(_identify)
     limiter = Limiter(

@@ -26,6 +26,7 @@ def settings() -> dict[str, Any]:
         "RATE_LIMIT_STORAGE": env("PALAZZO_RATE_LIMIT_STORAGE"),
         "CORS_ORIGINS": [o.strip() for o in env("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
         "GAMES": env("PALAZZO_GAMES", "princes-of-florence").split(","),
+        "MAIL_EVENTS_SECRET": env("PALAZZO_MAIL_EVENTS_SECRET"),
     }
     if env("PALAZZO_SECRET"):
         config["SECRET_KEY"] = env("PALAZZO_SECRET")

@@ -7,7 +7,7 @@ from typing import Any
 from service.store import Store, dumps, email_key
 
 MAIL_CHOICES = ("all", "decisions", "none")  # decisions: only his decisions and reminders
-DEFAULTS = {"time_zone": "UTC", "mail": "all"}
+DEFAULTS = {"time_zone": "UTC", "mail": "all", "bounced": None}  # bounced: why mail to it stopped
 
 
 def read(store: Store, email_hash: str) -> dict[str, Any]:

@@ -85,7 +85,7 @@ class GameIn(Schema):
                     metadata={"description": "An explicit setup instead of one drawn from the seed."})
 
 
-@always_present("email")
+@always_present("email", "bounced")
 class SeatOut(Schema):
     seat = Int()
     name = fields.String()
@@ -93,6 +93,7 @@ class SeatOut(Schema):
     missed = Int(metadata={"description": "Timeouts in a row on decisions with a real choice."})
     standin = fields.String(allow_none=True, metadata={"description": "The bot playing for a player who keeps "
                                                                        "missing his decisions, until he moves."})
+    bounced = fields.String(allow_none=True, metadata={"description": "Host only: why mail to this address stopped."})
     email = fields.String(allow_none=True, metadata={"description": "Shown to the host only."})
 
 
@@ -112,7 +113,7 @@ class YouOut(Schema):
     seat = Int(allow_none=True)
 
 
-@always_present()
+@always_present("undelivered")
 class GameOut(Schema):
     id = fields.String()
     game = fields.String()
@@ -128,6 +129,8 @@ class GameOut(Schema):
     you = fields.Nested(YouOut)
     paused_until = fields.String(allow_none=True)
     pauses_left = Int()
+    undelivered = fields.List(fields.Dict(), metadata={"description": "Host only: mail that did not reach a "
+                                                                      "player (to, kind, subject, reason)."})
 
 
 @always_present()

@@ -33,3 +33,23 @@ def test_the_unsubscribe_link_asks_on_get_and_stops_mail_on_post(app, client):
     other = tokens.email_hash("p2@example.org")
     forged = client.post(path.replace("t=", "t=x"), data={})
     assert forged.status_code == 403 and preferences.read(store, other)["mail"] == "all"
+
+
+def test_a_bounce_stops_mail_to_the_address_and_the_host_sees_it(redis_url):
+    from tests.conftest import make_app
+    app = make_app(redis_url, MAIL_EVENTS_SECRET="hook-secret")
+    client = app.test_client()
+    created = client.post("/api/v1/games", json={"game": "toy-count", "seats": [
+        {"name": "A", "email": "a@example.org"}, {"name": "B"}, {"name": "C"}]}).get_json()
+    game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    events = [{"email": "a@example.org", "event": "bounce", "reason": "550 no such user", "game": game_id,
+               "kind": "your_turn"}, {"email": "b@example.org", "event": "delivered"}]
+    assert client.post("/hooks/sendgrid/wrong", json=events).status_code == 404
+    assert preferences.read(app.extensions["palazzo.store"], tokens.email_hash("a@example.org"))["bounced"] is None
+    assert client.post("/hooks/sendgrid/hook-secret", json=events).status_code == 204
+    seen_by_host = client.get(f"/api/v1/games/{game_id}", headers=host).get_json()
+    assert seen_by_host["seats"][0]["bounced"].startswith("bounce: 550")
+    assert seen_by_host["undelivered"][0]["to"] == "a@example.org"
+    public = client.get(f"/api/v1/games/{game_id}").get_json()
+    assert "undelivered" not in public and "bounced" not in public["seats"][0]
+    assert preferences.read(app.extensions["palazzo.store"], tokens.email_hash("b@example.org"))["bounced"] is None

@@ -135,3 +135,39 @@ def test_settings_come_from_the_environment():
         MailSettings.from_env({"PALAZZO_MAIL_BACKEND": "sendgrid"})
     with pytest.raises(ValueError, match="outbox, sendgrid"):
         MailSettings.from_env({"PALAZZO_MAIL_BACKEND": "smtp"})
+
+
+def test_the_send_job_retries_a_5xx_and_keeps_a_4xx_as_undelivered(stub, redis_url, monkeypatch):
+    """The RQ job around deliver, run by RQ's worker on the real Redis, against the stub."""
+    import redis
+    from rq import Queue, SimpleWorker
+
+    from service.mail import undelivered
+    from workers import context, mailing
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("PALAZZO_MAIL_BACKEND", "sendgrid")
+    monkeypatch.setenv("SENDGRID_API_KEY", KEY)
+    monkeypatch.setenv("PALAZZO_SENDGRID_HOST", stub.url)
+    monkeypatch.setenv("PALAZZO_MAIL_RETRY_SECONDS", "0,0")
+    context.store.cache_clear()
+    queue = Queue("mail-test", connection=redis.Redis.from_url(redis_url))
+    mail = game_mail()
+
+    def run_queued() -> None:
+        SimpleWorker([queue], connection=queue.connection).work(burst=True)
+
+    stub.status = 503
+    mailing.queue(queue, mail)
+    run_queued()
+    assert len(stub.requests) >= 2, "a 5xx is tried again"
+    stub.status = 202
+    run_queued()
+    assert len(stub.requests) == 3 and "503" in undelivered.listed(context.store().redis, mail.game)[-1]["reason"], \
+        "after the last retry the mail is kept as undelivered"
+    stub.status, before = 400, len(stub.requests)
+    mailing.queue(queue, mail)
+    run_queued()
+    assert len(stub.requests) == before + 1, "a 4xx is not retried"
+    kept = undelivered.listed(context.store().redis, mail.game)
+    assert kept and kept[-1]["to"] == mail.to and "400" in kept[-1]["reason"]
+    context.store.cache_clear()

@@ -5,20 +5,24 @@ the game's list of undelivered mail, which the host can see.
 """
 from __future__ import annotations
 
-import json
 import logging
+import os
 
-from rq import Retry
+from rq import Callback, Queue, Retry
 
+from service.mail import undelivered
 from service.mail.backends import PermanentMailError, deliver
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
-from service.store import dumps, game_key
 from workers import context
 
 log = logging.getLogger(__name__)
-RETRY = Retry(max=5, interval=[10, 30, 120, 600, 1800])
-UNDELIVERED = "undelivered"
+
+
+def retry() -> Retry:
+    """How a failing send is tried again: PALAZZO_MAIL_RETRY_SECONDS, the waits between tries."""
+    waits = [int(w) for w in os.environ.get("PALAZZO_MAIL_RETRY_SECONDS", "10,30,120,600,1800").split(",")]
+    return Retry(max=len(waits), interval=waits)
 
 
 def send(mail: dict) -> str:
@@ -34,9 +38,7 @@ def send(mail: dict) -> str:
 
 def keep_undelivered(mail: Mail, reason: str) -> None:
     log.warning("mail to %s not delivered: %s", mail.to, reason)
-    if mail.game:
-        context.store().redis.rpush(game_key(mail.game, UNDELIVERED),
-                                    dumps({"to": mail.to, "kind": mail.kind, "subject": mail.subject, "reason": reason}))
+    undelivered.keep(context.store().redis, mail, reason)
 
 
 def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
@@ -44,5 +46,6 @@ def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
     keep_undelivered(Mail.from_json(job.args[0]), f"{exc_type.__name__}: {exc_value}")
 
 
-def undelivered(store, game_id: str) -> list[dict]:
-    return [json.loads(item) for item in store.redis.lrange(game_key(game_id, UNDELIVERED), 0, -1)]
+def queue(into: Queue, mail: Mail) -> None:
+    """Queue the mail's sending, with the retries and the last resort above."""
+    into.enqueue("workers.mailing.send", mail.to_json(), retry=retry(), on_failure=Callback(gave_up))

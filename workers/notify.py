@@ -35,7 +35,7 @@ def _recipient(store, table: games.Table, seat: int, everyone: bool = False) -> 
     if not entry.get("email") or entry.get("bot"):
         return None
     wanted = preferences.read(store, tokens.email_hash(entry["email"]))
-    if wanted["mail"] == "none" or (everyone and wanted["mail"] == "decisions"):
+    if wanted["mail"] == "none" or wanted["bounced"] or (everyone and wanted["mail"] == "decisions"):
         return None
     return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"])
 
@@ -52,8 +52,7 @@ def _queue(store) -> Queue:
 
 
 def _send(store, mail) -> None:
-    _queue(store).enqueue("workers.mailing.send", mail.to_json(), retry=mailing.RETRY,
-                          on_failure=mailing.gave_up)
+    mailing.queue(_queue(store), mail)
 
 
 def game(game_id: str) -> int:

@@ -9,7 +9,8 @@ from flask import Response, current_app, g, json, request
 from flask_smorest import Blueprint
 from limits.strategies import RateLimiter
 
-from service import games
+from service import games, preferences, tokens
+from service.mail import undelivered
 from service.bodies import Parser
 from service.callers import Caller
 from service.links import Links
@@ -151,14 +152,17 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
                "standin": entry.get("standin")}
         if role == "host" or (role == "seat" and seat == number):
             out["email"] = entry.get("email")
+        if role == "host" and entry.get("email"):
+            out["bounced"] = preferences.read(store(), tokens.email_hash(entry["email"]))["bounced"]
         seats.append(out)
+    host_only = {"undelivered": undelivered.listed(store().redis, table.id)} if role == "host" else {}
     return {
         "id": table.id, "game": table.meta["game"], "status": table.status, "version": table.version,
         "created_at": table.meta["created_at"], "options": table.meta["options"],
         "deadlines": table.meta["deadlines"], "seats": seats, "pending": table.pending,
         "view": table.game.view(table.state, seat), "result": table.game.result(table.state),
         "you": {"role": role, "seat": seat}, "paused_until": table.meta.get("paused_until"),
-        "pauses_left": games.MAX_PAUSES - table.meta["pauses_used"],
+        "pauses_left": games.MAX_PAUSES - table.meta["pauses_used"], **host_only,
     }
 
 

@@ -1,0 +1,38 @@
+"""SendGrid's Event Webhook: an address that bounces (or reports spam) stops being mailed.
+
+SendGrid posts a JSON array of events. The URL carries a secret (PALAZZO_MAIL_EVENTS_SECRET), so
+nobody else can stop a player's mail; without it configured the endpoint does not exist. The
+event's custom args name the game, whose host then sees the mail as undelivered.
+"""
+from __future__ import annotations
+
+import hmac
+
+from flask import Blueprint, abort, current_app, request
+
+from service import preferences, tokens
+from service.mail import undelivered
+from service.mail.message import Mail
+
+bp = Blueprint("mail_events", __name__)
+STOPPING = {"bounce", "dropped", "spamreport"}
+
+
+@bp.route("/hooks/sendgrid/<secret>", methods=["POST"])
+def sendgrid_events(secret: str):
+    expected = current_app.config.get("MAIL_EVENTS_SECRET") or ""
+    if not expected or not hmac.compare_digest(secret, expected):
+        abort(404)
+    events = request.get_json(silent=True)
+    if not isinstance(events, list):
+        abort(400)
+    store = current_app.extensions["palazzo.store"]
+    for event in events[:1000]:
+        if not isinstance(event, dict) or event.get("event") not in STOPPING or not isinstance(event.get("email"), str):
+            continue
+        reason = f"{event['event']}: {str(event.get('reason') or event.get('type') or '')[:200]}"
+        preferences.write(store, tokens.email_hash(event["email"]), {"bounced": reason})
+        if isinstance(event.get("game"), str):
+            undelivered.keep(store.redis, Mail(to=event["email"], subject="", text="", kind=str(event.get("kind", "")),
+                                               game=event["game"]), reason)
+    return "", 204
