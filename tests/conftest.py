@@ -133,10 +133,10 @@ def workers_on(tmp_path):
     """Start `palazzo worker` processes on a Redis; all are killed at the end."""
     started: list[subprocess.Popen] = []
 
-    def start(redis_url: str, count: int = 1) -> list[subprocess.Popen]:
+    def start(redis_url: str, count: int = 1, **settings: str) -> list[subprocess.Popen]:
         env = {**os.environ, "REDIS_URL": redis_url, "PALAZZO_SECRET": SECRET, "PALAZZO_BOT_DELAY": "0",
                "PALAZZO_SWEEP_SECONDS": "1", "PALAZZO_GAMES": "princes-of-florence,toy-count",
-               "PYTHONPATH": str(REPO)}
+               "PALAZZO_MAIL_MERGE_SECONDS": "0", "PYTHONPATH": str(REPO), **settings}
         for _ in range(count):
             log = (tmp_path / f"worker-{len(started)}.log").open("w")
             started.append(subprocess.Popen([sys.executable, "-c", WORKER], env=env, cwd=REPO, stdout=log,
@@ -157,4 +157,4 @@ def workers_on(tmp_path):
 @pytest.fixture
 def workers(redis_url, workers_on):
     """Start `palazzo worker` processes on the test Redis."""
-    return lambda count=1: workers_on(redis_url, count)
+    return lambda count=1, **settings: workers_on(redis_url, count, **settings)

@@ -74,3 +74,17 @@ def test_a_whole_game_played_through_mailed_one_click_links(redis_url, workers):
     assert by_link, "some human moves came through the links"
     wait_for(lambda: all(any(m["kind"] == "game_over" for m in _mails(app, to)) for to in humans))
     assert all(len([m for m in _mails(app, to) if m["kind"] == "game_over"]) == 1 for to in humans)
+
+
+def test_decisions_of_several_games_waiting_on_one_player_come_as_one_mail(redis_url, workers):
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    games = [_create(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": f"B{n}"}, {"name": f"C{n}"}])
+             for n in range(3)]
+    workers(1, PALAZZO_MAIL_MERGE_SECONDS="2")
+    wait_for(lambda: any(m["kind"] == "merged" for m in _mails(app, "ann@example.org")))
+    time.sleep(3)
+    [merged] = _mails(app, "ann@example.org")[-1:]
+    assert merged["kind"] == "merged" and len([m for m in _mails(app, "ann@example.org") if m["kind"] != "invitation"]) == 1
+    assert all(created["game"]["id"] in merged["text"] for created in games)
+    assert len(ACT.findall(merged["text"])) >= 3, "each game's one-click answers are in it"

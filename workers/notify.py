@@ -4,23 +4,31 @@
   one-click answers, and a reminder when 80% of the time is used if the decision is still his;
 - everyone with an address gets the round's result when a round ends and the scores at the end.
 Every mail is sent once: a Redis key per decision, round or game end claims it first (SET NX).
+Decision mails with a far deadline wait a short window (PALAZZO_MAIL_MERGE_SECONDS) so that
+several games waiting on one player reach him as one mail.
 Mails are rendered from each seat's redacted view only, so a mail shows what its seat may see.
 """
 from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
 
 from rq import Queue
 
 from service import deadlines, games, preferences, tokens
 from service.followups import QUEUE
 from service.mail import render
+from service.mail.message import Mail
 from service.mail.settings import MailSettings
-from service.store import game_key
+from service.store import email_key, game_key
 from service.web import unsubscribe
 from service.web.oneclick import answer_links
 from workers import context, mailing
 
 REMINDER_AT = 0.8  # of the time between the decision mail and the deadline
 CLAIM_TTL = 30 * 24 * 3600
+MERGE_ONLY_BEFORE = 10  # a decision mail waits to be merged only if its deadline is this many windows away
 
 
 def _claim(store, game_id: str, what: str) -> bool:
@@ -55,6 +63,41 @@ def _send(store, mail) -> None:
     mailing.queue(_queue(store), mail)
 
 
+def merge_window() -> float:
+    """Seconds a decision mail waits for others to the same player (PALAZZO_MAIL_MERGE_SECONDS, 30)."""
+    return float(os.environ.get("PALAZZO_MAIL_MERGE_SECONDS", "30"))
+
+
+def _send_decision(store, mail, due) -> None:
+    """Send a decision mail, or hold it for the merge window when its deadline is far enough away,
+    so that decisions of several games waiting on one player arrive as one mail."""
+    window = merge_window()
+    if window <= 0 or due is None or (due - deadlines.now()).total_seconds() < MERGE_ONLY_BEFORE * window:
+        _send(store, mail)
+        return
+    held = email_key(tokens.email_hash(mail.to), "held")
+    with store.redis.pipeline(transaction=False) as pipe:
+        pipe.rpush(held, json.dumps(mail.to_json()))
+        pipe.set(f"{held}:flush", "1", nx=True, ex=int(window) + 60)
+        _, first = pipe.execute()
+    if first:
+        _queue(store).enqueue_in(timedelta(seconds=window), "workers.notify.flush", tokens.email_hash(mail.to))
+
+
+def flush(email_hash: str) -> int:
+    """Send what was held for one player: one mail as it is, several merged into one."""
+    store = context.store()
+    held = email_key(email_hash, "held")
+    with store.redis.pipeline(transaction=True) as pipe:
+        pipe.lrange(held, 0, -1)
+        pipe.delete(held, f"{held}:flush")
+        raw, _ = pipe.execute()
+    mails = [Mail.from_json(json.loads(item)) for item in raw]
+    if mails:
+        _send(store, mails[0] if len(mails) == 1 else render.merged(mails, MailSettings.from_env().domain))
+    return len(mails)
+
+
 def game(game_id: str) -> int:
     """Send whatever the game's current state calls for and nobody has sent yet; returns how many."""
     store = context.store()
@@ -69,8 +112,9 @@ def game(game_id: str) -> int:
         if to is None or not _claim(store, game_id, f"decision:{decision['seat']}:{decision['since']}"):
             continue
         view = table.game.view(table.state, decision["seat"])
-        _send(store, render.decision(view, decision, frame, to, _links(table, decision["seat"]), now,
-                                     table.game.default_move(table.state, decision["seat"])))
+        due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
+        _send_decision(store, render.decision(view, decision, frame, to, _links(table, decision["seat"]), now,
+                                              table.game.default_move(table.state, decision["seat"])), due)
         sent += 1
         if decision.get("deadline_at"):
             due = deadlines.parse(decision["deadline_at"])

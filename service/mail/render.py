@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, TypedDict
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import escape
 
 from engine import get_game
 from engine.core import Move
@@ -272,3 +273,17 @@ def _lot(view: dict[str, Any], table: Table, seat: int) -> dict[str, Any]:
     }
 
 
+
+
+def merged(mails: list[Mail], domain: str) -> Mail:
+    """Several games' decision mails to one player, due within a short window, as one mail.
+
+    Each part keeps its own one-click links; the merged mail threads with no single game.
+    """
+    first = mails[0]
+    subject = f"{len(mails)} decisions wait for you · Palazzo"
+    text = f"{subject}\n\n" + "\n\n" + "\n\n".join(f"{'=' * 60}\n{m.subject}\n\n{m.text}" for m in mails)
+    html = "".join(f"<section><h2>{escape(m.subject)}</h2>{m.html}</section><hr>" for m in mails)
+    unsubscribe = first.headers.get("List-Unsubscribe", "").strip("<>") or None
+    return Mail(to=first.to, subject=subject, text=text, html=f"<h1>{escape(subject)}</h1>{html}",
+                headers=headers.build(domain, None, unsubscribe), kind="merged")
