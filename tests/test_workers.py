@@ -6,13 +6,14 @@ from __future__ import annotations
 import os
 import signal
 import time
+from datetime import timedelta
 
 import pytest
 import redis
 from rq import Queue
 from rq.registry import ScheduledJobRegistry
 
-from service import followups
+from service import deadlines, followups
 from tests.conftest import bearer, make_app, new_game, seat_tokens, wait_for
 
 @pytest.fixture
@@ -145,3 +146,45 @@ def test_a_redis_restart_between_scheduling_and_the_deadline_loses_nothing(tmp_p
         wait_for(lambda: len(_timeouts(app, game_id)) == 3)
     finally:
         server.stop()
+
+
+def test_a_worker_killed_while_it_holds_the_job_leaves_it_to_the_sweep(queued_app, workers, redis_url):
+    """An enforce job that starts early waits for its deadline inside the worker: kill it then."""
+    from rq.registry import StartedJobRegistry
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 6})
+    game_id = created["game"]["id"]
+    due = deadlines.parse(client.get(f"/api/v1/games/{game_id}").get_json()["pending"][0]["deadline_at"])
+    connection = redis.Redis.from_url(redis_url)
+    queue = Queue(followups.QUEUE, connection=connection)
+    holder, = workers(1)
+    wait_for(lambda: (due - deadlines.now()).total_seconds() < 1.5, 10)
+    job = queue.enqueue("workers.deadlines.enforce", game_id, job_id="early-enforce")  # as RQ may, a bit early
+    started = StartedJobRegistry(queue=queue)
+    wait_for(lambda: "early-enforce" in started.get_job_ids(), 10)
+    os.killpg(holder.pid, signal.SIGKILL)
+    assert _timeouts(queued_app, game_id) == [], "killed before the deadline: nothing was played"
+    workers(1)
+    wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
+    time.sleep(2)
+    assert sorted(_timeouts(queued_app, game_id)) == [(0, "pick"), (1, "pick"), (2, "pick")]
+    assert job.id == "early-enforce"
+
+
+def test_a_pause_that_runs_out_is_resumed_by_the_worker(queued_app, workers, redis_url):
+    """The API's shortest pause is an hour: this one is shortened to 2 s in the store, as time would."""
+    import json
+    from service.store import dumps, game_key
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 3600})
+    game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 1})
+    store = queued_app.extensions["palazzo.store"]
+    until = deadlines.now() + timedelta(seconds=2)
+    meta = json.loads(store.redis.hget(game_key(game_id, "game"), "meta"))
+    store.redis.hset(game_key(game_id, "game"), "meta", dumps({**meta, "paused_until": deadlines.stamp(until)}))
+    redis.Redis.from_url(redis_url).zadd(followups.DEADLINE_INDEX, {game_id: until.timestamp()})
+    workers(1)
+    wait_for(lambda: store.head(game_id)["status"] == "running", 20)
+    feed = client.get(f"/api/v1/games/{game_id}/events").get_json()["events"]
+    assert feed[-1]["event"]["type"] == "game_resumed"

@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     if not os.environ.get("REDIS_URL"):
         local = start_redis(var / "redis")
         os.environ["REDIS_URL"] = local.url
-    print(f"Palazzo API on {address}/api/v1 (spec: /api/v1/openapi.json; mail: palazzo outbox)", flush=True)
+    print(f"Palazzo API on {address}/api/v1 (spec: {address}/api/v1/openapi.json)", flush=True)
+    print(f"Local mailbox on {address}/dev/mailbox (or: palazzo mail list)", flush=True)
     if args.dev or args.no_worker:
         os.environ["PALAZZO_JOBS"] = "inline"
     workers: list[subprocess.Popen] = []
