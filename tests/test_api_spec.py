@@ -87,3 +87,8 @@ def test_moves_are_a_discriminated_union_and_the_view_is_typed():
     assert game_in["deadlines"]["additionalProperties"] is False
     limits = schemas["OrdersIn"]["properties"]["limits"]
     assert limits.get("additionalProperties") is False and "juggler" in limits["properties"]
+
+
+def test_the_committed_spec_is_a_valid_openapi_3_0_document():
+    import openapi_spec_validator
+    openapi_spec_validator.validate(_spec())
