@@ -3,6 +3,7 @@ own decision only, until that decision's deadline."""
 from __future__ import annotations
 
 import json
+import zlib
 import time
 from urllib.parse import parse_qs, urlsplit
 
@@ -11,7 +12,7 @@ from itsdangerous import URLSafeTimedSerializer
 from itsdangerous.encoding import base64_decode, base64_encode
 
 from service import games
-from service.web.oneclick import answer_links
+from service.web.oneclick import answer_links, choice
 from tests.conftest import bearer, mailed_link, new_game, seat_tokens
 
 pof = pytest.importorskip("engine.pof")
@@ -45,13 +46,22 @@ def _answers(app, game_id: str, seat: int) -> dict:
 
 def _act_payload(app, game_id: str, seat: int, move: dict, **changes) -> dict:
     decision = _table(app, game_id).decision_of(seat)
-    return {"g": game_id, "s": seat, "d": decision["since"], "m": move, "x": int(time.time()) + 3600, **changes}
+    return {"g": game_id, "s": seat, "d": decision["since"], "m": choice(_links(app), move),
+            "x": int(time.time()) + 3600, **changes}
+
+
+def _payload(signed: str) -> tuple[dict, str]:
+    """What a link's token says (itsdangerous compresses it when that is shorter), and its signature."""
+    compressed = signed.startswith(".")
+    payload, rest = signed.removeprefix(".").split(".", 1)
+    raw = base64_decode(payload)
+    return json.loads(zlib.decompress(raw) if compressed else raw), rest
 
 
 def _with_payload(signed: str, **changes) -> str:
     """The link with its payload altered and its signature kept: a forgery."""
-    payload, rest = signed.split(".", 1)
-    changed = {**json.loads(base64_decode(payload)), **changes}
+    payload, rest = _payload(signed)
+    changed = {**payload, **changes}
     return base64_encode(json.dumps(changed, separators=(",", ":")).encode()).decode() + "." + rest
 
 
@@ -278,3 +288,13 @@ def test_the_seat_page_shows_the_decision_from_the_seats_own_view(app, client):
     assert "round 1" in text and "Your cash: 3,500 florins" in text and "Take the default: Keep" in text
     assert all(name in text for name in own) and not any(name in text for name in others)
     assert client.get(_path(_answers(app, game_id, 0)["seat"]) + "x").status_code == 403
+
+
+def test_a_link_does_not_show_the_move_it_plays(app, client):
+    """The opening choice names the professions a seat keeps: his secret, never in a URL."""
+    created = new_game(client, game="princes-of-florence", seats=3)
+    game_id = created["game"]["id"]
+    [answer] = _answers(app, game_id, 0)["one_click"]
+    payload, _ = _payload(_token(answer["url"]))
+    assert answer["move"]["type"] == "keep_professions"
+    assert not any(name in json.dumps(payload) for name in answer["move"]["professions"])

@@ -7,6 +7,9 @@ an idempotency key taken from the link makes a double click or a replay apply at
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +20,7 @@ from service import deadlines, games, preferences
 from service.links import Links
 from service.mail import phrases
 from service.problems import Problem
-from service.store import Store
+from service.store import Store, dumps
 
 ACT, SEAT = "act", "seat"  # link purposes: the signature's salt, so neither opens the other
 ACT_PAGE, SEAT_PAGE = "/act", "/seat"
@@ -60,10 +63,20 @@ def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
 
 
 def act_url(links: Links, game_id: str, seat: int, decision: dict[str, Any], move: Move) -> str:
-    """A link that plays `move` for the seat's decision `decision` (pending since `since`) until its deadline."""
+    """A link that plays `move` for the seat's decision `decision` (pending since `since`) until its deadline.
+
+    The link names the move only by a keyed digest (`choice`): a signed token is readable, and the
+    move may hold the seat's secrets (the professions he keeps), which must not sit in a URL.
+    """
     expires = int(deadlines.parse(decision["deadline_at"]).timestamp())
-    signed = links.sign(ACT, {"g": game_id, "s": seat, "d": decision["since"], "m": move, "x": expires})
+    signed = links.sign(ACT, {"g": game_id, "s": seat, "d": decision["since"], "m": choice(links, move),
+                              "x": expires})
     return links.url(ACT_PAGE, t=signed)
+
+
+def choice(links: Links, move: Move) -> str:
+    """A digest of the move keyed with the server's secret, so nobody can guess it from a link."""
+    return hmac.new(links.secret.encode(), dumps(move).encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def seat_url(links: Links, game_id: str, seat: int) -> str:
@@ -78,7 +91,7 @@ class Answer:
     game_id: str
     seat: int
     since: int
-    move: Move
+    choice: str
     expires: int
 
     @property
@@ -88,7 +101,11 @@ class Answer:
     @property
     def idempotency(self) -> str:
         """The same for every link to this answer, so however often it is followed it plays once."""
-        return f"one-click:{self.since}:{games.move_fingerprint(self.move)}"
+        return f"one-click:{self.since}:{self.choice}"
+
+    def move(self, links: Links, table: games.Table) -> Move | None:
+        """The answer this link names among the seat's answers now, or None if it is no longer one."""
+        return next((move for _, move in common_answers(table, self.seat) if choice(links, move) == self.choice), None)
 
 
 def open_answer(links: Links, signed: str) -> Answer:
@@ -96,7 +113,7 @@ def open_answer(links: Links, signed: str) -> Answer:
     payload = links.open(ACT, signed[:TOKEN_CHARS], MAX_AGE)
     if not isinstance(payload, dict) or set(payload) != {"g", "s", "d", "m", "x"}:
         raise Problem("bad_link", "this is not a one-click link")
-    return Answer(payload["g"], payload["s"], payload["d"], payload["m"], payload["x"])
+    return Answer(payload["g"], payload["s"], payload["d"], str(payload["m"]), payload["x"])
 
 
 @bp.route(ACT_PAGE, methods=["GET"])
@@ -106,9 +123,10 @@ def confirm() -> Response:
     answer = open_answer(_links(), signed)
     table = games.load(_store(), answer.game_id)
     refusal = _refusal(answer, table)
-    if refusal is not None:
-        return refusal
-    return _page(200, "Confirm your answer", confirm={"label": table.game.describe(answer.move), "token": signed,
+    move = answer.move(_links(), table)
+    if refusal is not None or move is None:
+        return refusal or _moved_on(table, answer.seat)
+    return _page(200, "Confirm your answer", confirm={"label": table.game.describe(move), "token": signed,
                                                       "action": url_for("oneclick.act")},
                  situation=_situation(table, answer.seat, answers=False))
 
@@ -121,9 +139,16 @@ def act() -> Response:
     table = games.load(store, answer.game_id)
     if answer.expired:
         return _expired(table, answer.seat)
-    label = table.game.describe(answer.move)
+    done = store.redis.get(games.idempotency_key_for(answer.game_id, answer.seat, answer.idempotency))
+    if done is not None:  # followed again: the same result page, nothing played
+        label = json.loads(done)["body"]["label"]
+        return _page(200, f"Done: {label}", situation=_situation(table, answer.seat))
+    move = answer.move(_links(), table)
+    if move is None:
+        return _moved_on(table, answer.seat)
+    label = table.game.describe(move)
     try:
-        games.submit(store, table, answer.seat, answer.move, answer.since,
+        games.submit(store, table, answer.seat, move, answer.since,
                      lambda after, events: {"label": label, "version": after.version}, answer.idempotency)
     except Problem as problem:
         if problem.code == "game_not_found":
