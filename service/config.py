@@ -7,7 +7,7 @@ from typing import Any
 
 import redis
 
-from service import followups, games
+from service import followups, playing
 from service.store import Store, connect
 
 LOCAL_BASE_URL = "http://127.0.0.1:8000"
@@ -36,7 +36,7 @@ def settings() -> dict[str, Any]:
 def make_store(config: dict[str, Any]) -> Store:
     """The game store with its followups: RQ jobs on the queue Redis, or bots inline (no workers)."""
     if config["JOBS"] == "inline":
-        after = followups.Inline(games.run_bots)
+        after = followups.Inline(playing.run_bots)
     else:
         queues = redis.Redis.from_url(config["QUEUE_URL"] or config["REDIS_URL"])  # RQ wants bytes, not str
         after = followups.Queued(queues, bot_delay=config["BOT_DELAY"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service import games
+from service import playing
 from tests.conftest import assert_replays, bearer, new_game, seat_tokens
 from tests.test_api_races import _hammer, _log_length
 
@@ -108,7 +108,7 @@ def test_an_idempotent_retry_after_a_crash_gets_the_first_answer(app, client, mo
     def crash(*args, **kwargs):
         raise SystemExit("the worker died after the commit")
 
-    monkeypatch.setattr(games, "_follow_up", crash)  # dies right after the commit
+    monkeypatch.setattr(playing, "follow_up", crash)  # dies right after the commit
     with pytest.raises(SystemExit):
         client.post(f"/api/v1/games/{game_id}/moves", headers=headers, json=body)
     monkeypatch.undo()

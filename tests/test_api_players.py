@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from service import games, mailbox
+from service import mailbox, playing
 from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens, sign_in
 
 
@@ -80,9 +80,9 @@ def test_play_default_moves_an_overdue_seat_as_a_timeout(client, app):
     created = new_game(client)
     game_id = created["game"]["id"]
     store = app.extensions["palazzo.store"]
-    assert games.play_default(store, game_id, 0) is False
-    assert games.play_default(store, game_id, 0, force=True) is True
-    assert games.play_default(store, game_id, 0, force=True) is False
+    assert playing.play_default(store, game_id, 0) is False
+    assert playing.play_default(store, game_id, 0, force=True) is True
+    assert playing.play_default(store, game_id, 0, force=True) is False
     [entry] = store.log(game_id)
     assert entry["timeout"] is True and entry["move"] == {"type": "pick", "value": 1}
     assert_replays(app, game_id)

@@ -1,7 +1,7 @@
 """Deadlines: the default move for every overdue decision, exactly once, whoever comes first.
 
 `enforce` runs as the RQ job scheduled at a game's earliest deadline and from the sweep; it plays
-each overdue decision's default through `service.games.play_default`, which re-reads the game and
+each overdue decision's default through `service.playing.play_default`, which re-reads the game and
 commits under its revision check, so a job that runs early, late or twice never moves twice.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 
-from service import deadlines, followups, games
+from service import deadlines, followups, games, playing
 from workers import context
 
 log = logging.getLogger(__name__)
@@ -33,10 +33,10 @@ def enforce(game_id: str) -> int:
     played = 0
     for _ in range(MAX_DEFAULTS):
         table = games.load(store, game_id)
-        due = games.overdue(table)
+        due = playing.overdue(table)
         if not due:
             break
-        if games.play_default(store, game_id, due[0]["seat"], due[0]["since"]):
+        if playing.play_default(store, game_id, due[0]["seat"], due[0]["since"]):
             played += 1
     store.followups.after(store, games.load(store, game_id))
     return played

@@ -5,7 +5,7 @@ from flask import request
 from marshmallow import ValidationError
 
 from engine.core import redact
-from service import games
+from service import games, playing
 from service.problems import Problem
 from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, blueprint, caller,
                                       conditional, documented, etag, expected_version, load_game, seat_of, store)
@@ -65,7 +65,7 @@ def submit_move(body, game_id):
     def answer(after: games.Table, events: list[dict]) -> dict:
         return move_out(table.game.describe(move), [redact(event, seat) for event in events], after)
 
-    answered, replayed = games.submit(store(), table, seat, move, seen, answer, key)
+    answered, replayed = playing.submit(store(), table, seat, move, seen, answer, key)
     headers = etag(answered["version"])
     if replayed:
         headers["Idempotent-Replayed"] = "true"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from marshmallow import ValidationError
 
-from service import games
+from service import games, playing
 from service.problems import Problem
 from service.resources.common import blueprint, caller, documented, load_game, seat_of, store
 from service.schemas import OrdersIn, OrdersOut
@@ -33,8 +33,8 @@ def _set(game_id: str, orders: dict) -> dict:
         move = check_move(table.game, {"type": "set_orders", **orders})
     except ValidationError as error:
         raise Problem("invalid_request", "these orders do not fit this game", errors=error.messages) from None
-    for _ in range(games.ATTEMPTS):
-        played = games.play(store(), table, seat, move)
+    for _ in range(playing.ATTEMPTS):
+        played = playing.play(store(), table, seat, move)
         if played.outcome.outcome == "ok":
             return {"version": played.table.version, "orders": _orders(played.table, seat)}
         if played.outcome.outcome != "stale":

@@ -2,7 +2,7 @@
 
 A link names one move for one seat's one decision (its `since`) and dies at that decision's deadline.
 Opening it (GET) only shows a confirm page, because mail scanners open links; the confirm (POST) plays
-the move through `games.submit` against that decision, so a stale or used link acts on nothing, and
+the move through `playing.submit` against that decision, so a stale or used link acts on nothing, and
 an idempotency key taken from the link makes a double click or a replay apply at most once.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
 from engine.core import Move
-from service import deadlines, games, preferences
+from service import deadlines, games, playing, preferences
 from service.links import Links
 from service.mail import phrases
 from service.problems import Problem
@@ -139,7 +139,7 @@ def act() -> Response:
     table = games.load(store, answer.game_id)
     if answer.expired:
         return _expired(table, answer.seat)
-    done = store.redis.get(games.idempotency_key_for(answer.game_id, answer.seat, answer.idempotency))
+    done = store.redis.get(playing.idempotency_key_for(answer.game_id, answer.seat, answer.idempotency))
     if done is not None:  # followed again: the same result page, nothing played
         label = json.loads(done)["body"]["label"]
         return _page(200, f"Done: {label}", situation=_situation(table, answer.seat))
@@ -148,7 +148,7 @@ def act() -> Response:
         return _moved_on(table, answer.seat)
     label = table.game.describe(move)
     try:
-        games.submit(store, table, answer.seat, move, answer.since,
+        playing.submit(store, table, answer.seat, move, answer.since,
                      lambda after, events: {"label": label, "version": after.version}, answer.idempotency)
     except Problem as problem:
         if problem.code == "game_not_found":

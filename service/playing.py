@@ -1,0 +1,230 @@
+"""Moves on a hosted game, whoever makes them: a player, a bot, a deadline.
+
+Each reads the game, asks the pure engine, and commits through the store's one atomic script; a
+commit lost to another writer is tried again on the new state as long as the mover's decision is
+the one he answered. After every commit the store's followups queue what comes next.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable
+
+import engine.bots
+from engine.core import IllegalMove
+from service import deadlines
+from service.games import FINISHED, MISSED_TURNS, RUNNING, Table, feed_entry, follow_up, load, refused
+from service.problems import Problem
+from service.store import Committed, Store, dumps, idempotency_key
+
+log = logging.getLogger(__name__)
+
+MAX_BOT_MOVES = 10_000
+STAND_IN = "greedy"
+ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
+
+
+@dataclass
+class Played:
+    """A move applied and committed (or refused by the commit): the table after it and its events."""
+
+    outcome: Committed
+    table: Table
+    events: list[dict[str, Any]]
+
+
+def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout: bool = False,
+         bot: str | None = None, answer: Callable[[Table, list[dict[str, Any]]], dict] | None = None,
+         idempotency_key: str | None = None) -> Played:
+    """Apply one move to the table as loaded and commit it at the table's revision.
+
+    The outcome may be a refusal (stale, status, duplicate): the caller decides what that means.
+    A private move (the vocabulary says so, and it changed nobody's pending decision) changes only the
+    revision: no version, no event, and the log gets it only before the next public move. With
+    `answer`, the document it builds from the new table is stored under `idempotency_key` in the same
+    atomic step. Raises Problem(422) with the engine's code for an illegal move.
+    """
+    if table.status != RUNNING:
+        raise refused(Committed("status", table.version, table.status))
+    try:
+        state, events = table.game.apply(table.state, seat, move)
+    except IllegalMove as error:
+        raise Problem.of_rules(error) from None
+    now = deadlines.now()
+    status = FINISHED if table.game.result(state) is not None else RUNNING
+    decisions = table.game.pending(state)
+    private = (table.game.move_types[move["type"]].get("private", False) and status == RUNNING
+               and [(d["seat"], d["kind"]) for d in decisions] == [(d["seat"], d["kind"]) for d in table.pending])
+    meta = _missed_turns(table, seat, timeout, bot) if table.decision_of(seat) and not private else None
+    entry = {"seat": seat, "move": move, "at": deadlines.stamp(now)}
+    if timeout:
+        entry["timeout"] = True
+    if bot:
+        entry["bot"] = bot
+    if private:
+        version, pending, log, stored = table.version, table.pending, [], []
+        private_moves = {**table.private_moves, str(seat): entry}
+    else:
+        version = table.version + 1
+        pending = deadlines.schedule(decisions, table.pending, table.meta["deadlines"], now, version, seat)
+        log = [dumps(e) for e in table.private_entries()]
+        log.append(dumps({"version": version, **entry}))
+        private_moves = {}
+        public = [e for e in events if "private_to" not in e]
+        if timeout:
+            public.insert(0, {"type": "timeout", "seat": seat, "kind": table.decision_of(seat)["kind"]})
+        stored = [feed_entry(version, seat, e, timeout) for e in public]
+    new = Table(table.id, version, table.rev + 1, status, meta or table.meta, state, pending, private_moves,
+                table.game)
+    idempotency = None
+    if answer is not None and idempotency_key is not None:
+        idempotency = (idempotency_key, dumps({"fingerprint": move_fingerprint(move), "body": answer(new, events)}))
+    outcome = store.commit(
+        table.id, table.rev, statuses=(RUNNING,), public=not private,
+        fields={"state": dumps(state), "pending": dumps(pending), "status": status,
+                "private_moves": dumps(private_moves), **({"meta": dumps(meta)} if meta else {})},
+        log=log, events=stored, idempotency=idempotency,
+    )
+    if outcome.outcome != "ok":
+        return Played(outcome, table, [])
+    follow_up(store, new)
+    return Played(outcome, new, events)
+
+
+def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None) -> dict[str, Any] | None:
+    """The game's meta with the seat's missed-decision count updated, or None when unchanged.
+
+    A timeout on a decision with a real choice counts; after `missed_turns` in a row the greedy bot
+    stands in. The player's own move clears both; moves by a bot leave them as they are.
+    """
+    entry = table.meta["seats"][seat]
+    if timeout:
+        if len(table.game.legal_moves(table.state, seat)) < 2:
+            return None
+        missed = entry.get("missed", 0) + 1
+        changed = {**entry, "missed": missed}
+        if missed >= table.meta.get("missed_turns", MISSED_TURNS) and not entry.get("bot"):
+            changed["standin"] = STAND_IN
+    elif not bot and (entry.get("missed") or entry.get("standin")):
+        changed = {**entry, "missed": 0, "standin": None}
+    else:
+        return None
+    seats = list(table.meta["seats"])
+    seats[seat] = changed
+    return {**table.meta, "seats": seats}
+
+
+def play_bot(store: Store, table: Table, seat: int) -> Played:
+    """The seat's bot (or stand-in) chooses and commits its move; a bot that cannot play this game
+    plays the default move. The choice is seeded by the game and version, so it replays."""
+    bot = table.bot_for(seat)
+    rng = random.Random(f"{table.meta['seed']}:{table.version}")
+    try:
+        move = engine.bots.choose_move(bot, table.game, table.state, seat, rng)
+    except IllegalMove as error:
+        log.warning("bot %s cannot play %s (%s); seat %d plays its default move", bot, table.game.name,
+                    error.code, seat)
+        move = table.game.default_move(table.state, seat)
+    return play(store, table, seat, move, bot=bot)
+
+
+def run_bots(store: Store, table: Table) -> Table:
+    """While a pending decision belongs to a seat a bot plays, commit its moves (no workers: inline)."""
+    for _ in range(MAX_BOT_MOVES):
+        if table.status != RUNNING:
+            return table
+        due = [d["seat"] for d in table.pending if table.bot_for(d["seat"])]
+        if not due:
+            return table
+        played = play_bot(store, table, due[0])
+        table = played.table if played.outcome.outcome == "ok" else load(store, table.id)
+    return table
+
+
+def check_seen(table: Table, seat: int, move: dict[str, Any], seen: int) -> None:
+    """Refuse (409) a move made against a decision that has changed or gone since version `seen`.
+
+    Each pending decision carries `since`, the version at which it became pending: a move is
+    checked against the seat's own decision, not the whole game, so other seats' moves and anyone's
+    private orders never make it stale.
+    """
+    decision = table.decision_of(seat)
+    free = table.game.move_types[move["type"]].get("free", False)
+    if seen > table.version or (decision is not None and decision.get("since", 0) > seen) or (
+            decision is None and seen < table.version and not free):
+        raise refused(Committed("stale", table.version))
+
+
+def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: int,
+           answer: Callable[[Table, list[dict[str, Any]]], dict], idempotency: str | None = None
+           ) -> tuple[dict[str, Any], bool]:
+    """A player's move against what he saw at version `seen`: (the answer, whether it is a replay).
+
+    A commit lost to somebody else's move is tried again on the new state, as long as the seat's
+    own decision is still the one he saw. With an Idempotency-Key, the answer is stored with the
+    move in one atomic step, so a retry (after any crash) gets it verbatim and moves nothing.
+    """
+    key = idempotency_key_for(table.id, seat, idempotency) if idempotency else None
+    fingerprint = move_fingerprint(move)
+    if key is not None:
+        earlier = store.redis.get(key)
+        if earlier is not None:
+            return _replayed(json.loads(earlier), fingerprint), True
+    for _ in range(ATTEMPTS):
+        check_seen(table, seat, move, seen)
+        played = play(store, table, seat, move, answer=answer, idempotency_key=key)
+        outcome = played.outcome.outcome
+        if outcome == "ok":
+            return answer(played.table, played.events), False
+        if outcome == "duplicate":
+            return _replayed(json.loads(store.redis.get(key)), fingerprint), True
+        if outcome != "stale":
+            raise refused(played.outcome)
+        table = load(store, table.id)
+    raise Problem("busy", "the game kept changing under this move; try again")
+
+
+def idempotency_key_for(game_id: str, seat: int, key: str) -> str:
+    return idempotency_key(game_id, seat, hashlib.sha256(key.encode()).hexdigest()[:32])
+
+
+def _replayed(record: dict[str, Any], fingerprint: str) -> dict[str, Any]:
+    if record["fingerprint"] != fingerprint:
+        raise Problem("idempotency_key_reused", "this Idempotency-Key was used for another move")
+    return record["body"]
+
+
+def move_fingerprint(move: dict[str, Any]) -> str:
+    return hashlib.sha256(dumps(move).encode()).hexdigest()
+
+
+def play_default(store: Store, game_id: str, seat: int, since: int | None = None, *, force: bool = False) -> bool:
+    """The deadline's move: the engine's default for a seat whose decision is overdue.
+
+    Re-checks, on a fresh read and under the commit's revision check, that the decision (the one
+    pending since `since`, when given) is still pending and overdue; returns False when there was
+    nothing to do, so a late or repeated job never moves twice. Logged as a timeout everyone sees.
+    """
+    for _ in range(ATTEMPTS):
+        table = load(store, game_id)
+        decision = table.decision_of(seat)
+        if table.status != RUNNING or decision is None or (since is not None and decision["since"] != since):
+            return False
+        if not force and deadlines.parse(decision["deadline_at"]) > deadlines.now():
+            return False
+        played = play(store, table, seat, table.game.default_move(table.state, seat), timeout=True)
+        if played.outcome.outcome == "ok":
+            return True
+    return False
+
+
+def overdue(table: Table, now: datetime | None = None) -> list[dict[str, Any]]:
+    """The pending decisions whose deadline has passed (none unless the game is running)."""
+    now = now or deadlines.now()
+    if table.status != RUNNING:
+        return []
+    return [d for d in table.pending if d.get("deadline_at") and deadlines.parse(d["deadline_at"]) <= now]
