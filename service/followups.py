@@ -22,6 +22,7 @@ from service import deadlines
 
 QUEUE = "palazzo"
 DEADLINE_INDEX = "pz:deadlines"
+BOT_JOB = "workers.bots.move"
 
 
 def deadline_job_id(game_id: str, due: float) -> str:
@@ -55,9 +56,13 @@ class Queued:
         """Index and queue what this committed game needs next, in one round trip.
 
         A bot gets a job for a decision new at this version; `everything` (after a host action such
-        as a resume) queues one for every decision a bot holds.
+        as a resume) queues one for every decision a bot holds. Jobs due at once go through
+        `enqueue_many`, the one RQ call that joins a pipeline already holding commands.
         """
         due = next_deadline(table)
+        bots = [d for d in table.pending if table.bot_for(d["seat"]) and (everything or d["since"] == table.version)
+                ] if table.status == "running" else []
+        now_jobs: list[Any] = []
         with self.connection.pipeline(transaction=False) as pipe:
             if due is None:
                 pipe.zrem(DEADLINE_INDEX, table.id)
@@ -66,24 +71,19 @@ class Queued:
                 if due > deadlines.now():  # a deadline already past is the running enforcement's, or the sweep's
                     self.queue.enqueue_at(due, "workers.deadlines.enforce", table.id,
                                           job_id=deadline_job_id(table.id, due.timestamp()), pipeline=pipe)
-            bots = [d for d in table.pending if table.status == "running" and table.bot_for(d["seat"])
-                    and (everything or d["since"] == table.version)]
-            if self.bot_delay > 0:
-                for decision in bots:
-                    self.queue.enqueue_in(timedelta(seconds=self.bot_delay), *self._bot_job(table.id, decision),
-                                          job_id=bot_job_id(table.id, decision["seat"], decision["since"]),
-                                          pipeline=pipe)
-            pipe.execute()
-        if self.bot_delay <= 0:  # RQ queues at once only outside a pipeline it did not start
             for decision in bots:
-                self.queue.enqueue(*self._bot_job(table.id, decision),
-                                   job_id=bot_job_id(table.id, decision["seat"], decision["since"]))
-        if any(seat.get("email") for seat in table.meta["seats"]):
-            self.queue.enqueue("workers.notify.game", table.id, job_id=f"pz-notify-{table.id}-{table.version}")
-
-    @staticmethod
-    def _bot_job(game_id: str, decision: dict[str, Any]) -> tuple:
-        return "workers.bots.move", game_id, decision["seat"], decision["since"]
+                args = (table.id, decision["seat"], decision["since"])
+                if self.bot_delay > 0:
+                    self.queue.enqueue_in(timedelta(seconds=self.bot_delay), BOT_JOB, *args,
+                                          job_id=bot_job_id(*args), pipeline=pipe)
+                else:
+                    now_jobs.append(Queue.prepare_data(BOT_JOB, args, job_id=bot_job_id(*args)))
+            if any(seat.get("email") for seat in table.meta["seats"]):
+                now_jobs.append(Queue.prepare_data("workers.notify.game", (table.id,),
+                                                   job_id=f"pz-notify-{table.id}-{table.version}"))
+            if now_jobs:
+                self.queue.enqueue_many(now_jobs, pipeline=pipe)
+            pipe.execute()
 
 
 class Inline:

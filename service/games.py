@@ -23,7 +23,6 @@ log = logging.getLogger(__name__)
 
 OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = "open", "running", "paused", "finished", "cancelled"
 MAX_PAUSES = 3
-MAX_PAUSE_HOURS = 168
 MISSED_TURNS = 3  # timeouts in a row after which a bot stands in, unless the game says otherwise
 
 
@@ -50,9 +49,6 @@ class Table:
             if email and seat.get("email_hash") == email:
                 return number
         return None
-
-    def is_bot(self, seat: int) -> bool:
-        return bool(self.meta["seats"][seat].get("bot"))
 
     def bot_for(self, seat: int) -> str | None:
         """The bot that plays this seat now: its own, or greedy standing in for a player who keeps

@@ -30,11 +30,13 @@ ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409
 
 @dataclass
 class Played:
-    """A move applied and committed (or refused by the commit): the table after it and its events."""
+    """A move applied and committed (or refused by the commit): the table after it, its events, and
+    the `answer` built from them (the one stored for retries, so it is built once)."""
 
     outcome: Committed
     table: Table
     events: list[dict[str, Any]]
+    answer: dict[str, Any] | None = None
 
 
 def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout: bool = False,
@@ -80,9 +82,10 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         stored = [feed_entry(version, seat, e, timeout) for e in public]
     new = Table(table.id, version, table.rev + 1, status, meta or table.meta, state, pending, private_moves,
                 table.game)
+    body = answer(new, events) if answer is not None else None
     idempotency = None
-    if answer is not None and idempotency_key is not None:
-        idempotency = (idempotency_key, dumps({"fingerprint": move_fingerprint(move), "body": answer(new, events)}))
+    if body is not None and idempotency_key is not None:
+        idempotency = (idempotency_key, dumps({"fingerprint": move_fingerprint(move), "body": body}))
     outcome = store.commit(
         table.id, table.rev, statuses=(RUNNING,), public=not private,
         fields={"state": dumps(state), "pending": dumps(pending), "status": status,
@@ -92,7 +95,7 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     if outcome.outcome != "ok":
         return Played(outcome, table, [])
     follow_up(store, new)
-    return Played(outcome, new, events)
+    return Played(outcome, new, events, body)
 
 
 def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None) -> dict[str, Any] | None:
@@ -169,19 +172,18 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
     move in one atomic step, so a retry (after any crash) gets it verbatim and moves nothing.
     """
     key = idempotency_key_for(table.id, seat, idempotency) if idempotency else None
-    fingerprint = move_fingerprint(move)
     if key is not None:
         earlier = store.redis.get(key)
         if earlier is not None:
-            return _replayed(json.loads(earlier), fingerprint), True
+            return _replayed(json.loads(earlier), move), True
     for _ in range(ATTEMPTS):
         check_seen(table, seat, move, seen)
         played = play(store, table, seat, move, answer=answer, idempotency_key=key)
         outcome = played.outcome.outcome
         if outcome == "ok":
-            return answer(played.table, played.events), False
+            return played.answer, False
         if outcome == "duplicate":
-            return _replayed(json.loads(store.redis.get(key)), fingerprint), True
+            return _replayed(json.loads(store.redis.get(key)), move), True
         if outcome != "stale":
             raise refused(played.outcome)
         table = load(store, table.id)
@@ -192,8 +194,8 @@ def idempotency_key_for(game_id: str, seat: int, key: str) -> str:
     return idempotency_key(game_id, seat, hashlib.sha256(key.encode()).hexdigest()[:32])
 
 
-def _replayed(record: dict[str, Any], fingerprint: str) -> dict[str, Any]:
-    if record["fingerprint"] != fingerprint:
+def _replayed(record: dict[str, Any], move: dict[str, Any]) -> dict[str, Any]:
+    if record["fingerprint"] != move_fingerprint(move):
         raise Problem("idempotency_key_reused", "this Idempotency-Key was used for another move")
     return record["body"]
 
@@ -203,23 +205,32 @@ def move_fingerprint(move: dict[str, Any]) -> str:
 
 
 def play_default(store: Store, game_id: str, seat: int, since: int | None = None, *, force: bool = False) -> bool:
+    """The deadline's move on the game as stored now: True when it was played (see `default_on`)."""
+    return default_on(store, load(store, game_id), seat, since, force=force)[1]
+
+
+def default_on(store: Store, table: Table, seat: int, since: int | None = None, *, force: bool = False
+               ) -> tuple[Table, bool]:
     """The deadline's move: the engine's default for a seat whose decision is overdue.
 
-    Re-checks, on a fresh read and under the commit's revision check, that the decision (the one
-    pending since `since`, when given) is still pending and overdue; returns False when there was
-    nothing to do, so a late or repeated job never moves twice. Logged as a timeout everyone sees.
+    Starts from `table` as the caller loaded it (the commit's revision check guards it) and reads
+    the game again only after losing a commit. Checks that the decision (the one pending since
+    `since`, when given) is still pending and overdue, so a late or repeated job never moves twice.
+    Returns the table as last seen (after the move, if played) and whether the move was played.
+    Logged as a timeout everyone sees.
     """
-    for _ in range(ATTEMPTS):
-        table = load(store, game_id)
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            table = load(store, table.id)
         decision = table.decision_of(seat)
         if table.status != RUNNING or decision is None or (since is not None and decision["since"] != since):
-            return False
+            return table, False
         if not force and deadlines.parse(decision["deadline_at"]) > deadlines.now():
-            return False
+            return table, False
         played = play(store, table, seat, table.game.default_move(table.state, seat), timeout=True)
         if played.outcome.outcome == "ok":
-            return True
-    return False
+            return played.table, True
+    return load(store, table.id), False
 
 
 def overdue(table: Table, now: datetime | None = None) -> list[dict[str, Any]]:

@@ -1,8 +1,8 @@
 """Deadlines: the default move for every overdue decision, exactly once, whoever comes first.
 
 `enforce` runs as the RQ job scheduled at a game's earliest deadline and from the sweep; it plays
-each overdue decision's default through `service.playing.play_default`, which re-reads the game and
-commits under its revision check, so a job that runs early, late or twice never moves twice.
+each overdue decision's default through `service.playing.default_on`, which re-checks the decision
+and commits under the game's revision check, so a job that runs early, late or twice never moves twice.
 """
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import logging
 import time
 
 from service import deadlines, followups, games, playing
+from service.store import Store
 from workers import context
 
 log = logging.getLogger(__name__)
@@ -22,27 +23,30 @@ CLAIM_SECONDS = 60  # a swept game is not swept again for this long (its job may
 def enforce(game_id: str) -> int:
     """Play the default move of every overdue decision of the game; returns how many were played.
 
-    Loading the game also ends a pause that has run out. Whatever happens, the game's next deadline
-    is indexed and queued again, so a job that came early (RQ may run one a second early) reschedules.
+    Loading the game also ends a pause that has run out. Each default's commit queues what follows;
+    when the last step committed nothing, the game's next deadline is indexed and queued again here,
+    so a job that came early (RQ may run one a second early) reschedules.
     """
     store = context.store()
-    due = followups.next_deadline(games.load(store, game_id))
+    table = games.load(store, game_id)
+    due = followups.next_deadline(table)
     early = due.timestamp() - time.time() if due else 0
     if 0 < early <= EARLY:
         time.sleep(early + 0.05)
-    played = 0
+        table = games.load(store, game_id)  # now due: a pause that ended resumes here
+    played, moved = 0, False
     for _ in range(MAX_DEFAULTS):
-        table = games.load(store, game_id)
-        due = playing.overdue(table)
-        if not due:
+        decisions = playing.overdue(table)
+        if not decisions:
             break
-        if playing.play_default(store, game_id, due[0]["seat"], due[0]["since"]):
-            played += 1
-    store.followups.after(store, games.load(store, game_id))
+        table, moved = playing.default_on(store, table, decisions[0]["seat"], decisions[0]["since"])
+        played += moved
+    if not moved:
+        store.followups.after(store, table)
     return played
 
 
-def due_games(store, now: float | None = None, batch: int = 500) -> list[tuple[str, float]]:
+def due_games(store: Store, now: float | None = None, batch: int = 500) -> list[tuple[str, float]]:
     """Games whose indexed deadline has passed, with it: O(log n + due), whatever the number not yet due."""
     now = time.time() if now is None else now
     due = store.followups.connection.zrangebyscore(followups.DEADLINE_INDEX, "-inf", now, start=0, num=batch,

@@ -14,14 +14,11 @@ import json
 import os
 from datetime import timedelta
 
-from rq import Queue
-
 from service import deadlines, games, preferences, tokens
-from service.followups import QUEUE
 from service.mail import render
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
-from service.store import email_key, game_key
+from service.store import Store, email_key, game_key
 from service.web import unsubscribe
 from service.web.oneclick import answer_links
 from workers import context, mailing
@@ -55,12 +52,13 @@ def _links(table: games.Table, seat: int) -> dict:
     return {**found, "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]))}
 
 
-def _queue(store) -> Queue:
-    return Queue(QUEUE, connection=store.followups.connection)
+def _send(store: Store, mail: Mail) -> None:
+    mailing.queue(store.followups.queue, mail)
 
 
-def _send(store, mail) -> None:
-    mailing.queue(_queue(store), mail)
+def _frame(table: games.Table) -> render.Table:
+    """What every mail of the game shows around the seat's view: the game and its players."""
+    return render.Table(table.id, [s["name"] for s in table.meta["seats"]], MailSettings.from_env().domain)
 
 
 def merge_window() -> float:
@@ -81,7 +79,7 @@ def _send_decision(store, mail, due) -> None:
         pipe.set(f"{held}:flush", "1", nx=True, ex=int(window) + 60)
         _, first = pipe.execute()
     if first:
-        _queue(store).enqueue_in(timedelta(seconds=window), "workers.notify.flush", tokens.email_hash(mail.to))
+        store.followups.queue.enqueue_in(timedelta(seconds=window), "workers.notify.flush", tokens.email_hash(mail.to))
 
 
 def flush(email_hash: str) -> int:
@@ -104,7 +102,7 @@ def game(game_id: str) -> int:
     table = games.load(store, game_id)
     if table.game.name != "princes-of-florence":  # the only game with mail templates so far
         return 0
-    frame = render.Table(game_id, [s["name"] for s in table.meta["seats"]], MailSettings.from_env().domain)
+    frame = _frame(table)
     now = deadlines.now()
     sent = 0
     for decision in table.pending if table.status == games.RUNNING else []:
@@ -116,10 +114,9 @@ def game(game_id: str) -> int:
         _send_decision(store, render.decision(view, decision, frame, to, _links(table, decision["seat"]), now,
                                               table.game.default_move(table.state, decision["seat"])), due)
         sent += 1
-        if decision.get("deadline_at"):
-            due = deadlines.parse(decision["deadline_at"])
-            _queue(store).enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
-                                     decision["seat"], decision["since"])
+        if due is not None:
+            store.followups.queue.enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
+                                             decision["seat"], decision["since"])
     sent += _to_everyone(store, table, frame)
     return sent
 
@@ -153,7 +150,7 @@ def reminder(game_id: str, seat: int, since: int) -> bool:
         return False
     if not _claim(store, game_id, f"reminder:{seat}:{since}"):
         return False
-    frame = render.Table(game_id, [s["name"] for s in table.meta["seats"]], MailSettings.from_env().domain)
+    frame = _frame(table)
     view = table.game.view(table.state, seat)
     _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
                                  deadlines.now(), table.game.default_move(table.state, seat)))
