@@ -54,12 +54,7 @@ class ProblemApi(Api):
         return max(1, int(breached.reset_at - time.time() + 0.999)) if breached else 1
 
     def _register_responses(self):
-        for status in http.HTTPStatus:
-            response = {"description": status.phrase}
-            if status >= 400:
-                response["schema"] = self.ERROR_SCHEMA
-            prepare_response(response, self.spec, PROBLEM_TYPE)
-            self.spec.components.response(status.name, response, lazy=True)
+        """Only the default error, as a problem document: `documented` writes each status out in full."""
         response = {"description": "Any error, as a problem document", "schema": self.ERROR_SCHEMA}
         prepare_response(response, self.spec, PROBLEM_TYPE)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)

@@ -14,18 +14,18 @@ from engine.core import game_names, get_game
 from service import callers
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
+from service.config import make_store, settings
 from service.games import LOAD_FIELDS
-from service.links import Links
+from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
 from service.resources import events, games, health, host, moves, orders, players
 from service.spec import describe_games
-from service.config import make_store, settings
 from service.web import dev_mailbox, mail_events, oneclick, signin_page, unsubscribe
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, players.blp, health.blp]
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static"}
+TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token
 GAME_MODULES = {"princes-of-florence": "engine.pof"}
-MIN_SECRET_LENGTH = 32
 STORE_RETRY_AFTER = 5
 
 
@@ -136,8 +136,7 @@ def _refuse_bad_token() -> Response | None:
 def _cache_headers(response: Response) -> Response:
     """Answers to a token are private: never stored by any cache. Public ones are revalidated."""
     if request.path.startswith("/api/v1/") and "Cache-Control" not in response.headers:
-        private = "Authorization" in request.headers or request.endpoint in {"games.create_game",
-                                                                             "players.redeem_sign_in"}
+        private = "Authorization" in request.headers or request.endpoint in TOKEN_ENDPOINTS
         response.headers["Cache-Control"] = "no-store" if private else "no-cache"
         response.vary.add("Authorization")
     return response

@@ -8,7 +8,7 @@ from flask import Request
 
 from service import tokens
 from service.problems import Problem
-from service.store import Store, head_fields, game_key, token_key
+from service.store import Store, game_key, head_fields, token_key
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from service.problems import Problem
 
+MIN_SECRET_LENGTH = 32  # a shorter secret could be guessed, and every link signed with it forged
+
 
 class Links:
     def __init__(self, secret: str, base_url: str):

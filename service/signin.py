@@ -25,7 +25,7 @@ INVITES_PER_ADDRESS = parse("10 per hour")
 PAGE = "/sign-in"
 
 
-def _link(store: Store, links: Links, email: str) -> tuple[str, str]:
+def _link(links: Links, email: str) -> tuple[str, str]:
     """A fresh single-use link for the address: (page URL, the signed link itself)."""
     signed = links.sign(PURPOSE, {"e": tokens.email_hash(email), "n": secrets.token_urlsafe(12)})
     return links.url(PAGE, link=signed), signed
@@ -39,7 +39,7 @@ def send_link(store: Store, links: Links, limiter: RateLimiter, email: str) -> b
         return False
     if not limiter.hit(MAILS_PER_ADDRESS, "sign-in-mail", digest):
         return False
-    url, signed = _link(store, links, email)
+    url, signed = _link(links, email)
     outbox.push(store.redis, render.sign_in(email, url, signed, domain_of(links.base_url)))
     return True
 
@@ -49,7 +49,7 @@ def invite(store: Store, links: Links, limiter: RateLimiter, invitation: dict[st
     digest = tokens.email_hash(invitation["email"])
     if not limiter.hit(INVITES_PER_ADDRESS, "invite-mail", digest):
         return False
-    url, signed = _link(store, links, invitation["email"])
+    url, signed = _link(links, invitation["email"])
     outbox.push(store.redis, render.invitation(invitation["email"], invitation["name"], invitation["seat"],
                                                invitation["game"], url, signed, domain_of(links.base_url)))
     return True

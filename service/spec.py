@@ -10,13 +10,19 @@ from typing import Any
 
 from engine.core import ERROR_CODES
 from service.problems import CODES
-from service.vocabulary import Choice, Deadlines, GameDoc, GameName, MoveField, MovePart, component_name, schemas_for
+from service.vocabulary import (
+    Choice,
+    Deadlines,
+    GameDoc,
+    GameName,
+    MoveField,
+    MovePart,
+    component_name,
+    game_prefix,
+    schemas_for,
+)
 
 PARTS = {"options": "Options", "setup": "Setup", "view": "View", "result": "Result"}
-
-
-def _prefix(game: Any) -> str:
-    return component_name(game.name, "x").split("Move.")[0]
 
 
 def _one_of(refs: list[dict[str, str]]) -> dict[str, Any]:
@@ -35,12 +41,12 @@ def describe_games(api: Any, served: list[Any]) -> None:
             moves.append({"$ref": f"#/components/schemas/{name}"})
             mapping.setdefault(move_type, []).append(moves[-1]["$ref"])
         for part, suffix in PARTS.items():
-            spec.components.schema(f"{_prefix(game)}{suffix}", component=game.schemas[part])
+            spec.components.schema(f"{game_prefix(game.name)}{suffix}", component=game.schemas[part])
     move_union: dict[str, Any] = {"oneOf": moves}
     if all(len(refs) == 1 for refs in mapping.values()):
         move_union["discriminator"] = {"propertyName": "type",
                                        "mapping": {move_type: refs[0] for move_type, refs in mapping.items()}}
-    docs = {part: _one_of([{"$ref": f"#/components/schemas/{_prefix(g)}{suffix}"} for g in served])
+    docs = {part: _one_of([{"$ref": f"#/components/schemas/{game_prefix(g.name)}{suffix}"} for g in served])
             for part, suffix in PARTS.items()}
     deadline_keys = sorted({key for game in served for key in game.deadline_keys})
     rule_codes = {**ERROR_CODES, **{code: text for game in served for code, text in game.error_codes.items()}}

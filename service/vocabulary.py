@@ -46,9 +46,14 @@ def field_for(fragment: dict[str, Any], title: str = "", **kwargs: Any) -> field
     raise ValueError(f"no field for JSON type {kind}")
 
 
+def game_prefix(game_name: str) -> str:
+    """What every OpenAPI schema name of a game starts with, e.g. PrincesOfFlorence."""
+    return "".join(part.capitalize() for part in game_name.split("-"))
+
+
 def component_name(game_name: str, move_type: str) -> str:
     """The OpenAPI name of a move schema, e.g. PrincesOfFlorenceMove.bid."""
-    return "".join(part.capitalize() for part in game_name.split("-")) + "Move." + move_type
+    return f"{game_prefix(game_name)}Move.{move_type}"
 
 
 _SCHEMAS: dict[tuple[str, int], dict[str, type[Schema]]] = {}

@@ -10,10 +10,10 @@ from flask_smorest import Blueprint
 from limits.strategies import RateLimiter
 
 from service import games, preferences, tokens
-from service.mail import undelivered
 from service.bodies import Parser
 from service.callers import Caller
 from service.links import Links
+from service.mail import undelivered
 from service.problems import CODES, PROBLEM_TYPE, RULES_STATUS, Problem
 from service.schemas import ProblemSchema
 from service.store import Store
@@ -152,10 +152,11 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
                "standin": entry.get("standin")}
         if role == "host" or (role == "seat" and seat == number):
             out["email"] = entry.get("email")
-        if role == "host" and entry.get("email"):
-            out["bounced"] = preferences.read(store(), tokens.email_hash(entry["email"]))["bounced"]
         seats.append(out)
-    host_only = {"undelivered": undelivered.listed(store().redis, table.id)} if role == "host" else {}
+    host_only: dict[str, Any] = {}
+    if role == "host":
+        _mark_bounced(seats)
+        host_only["undelivered"] = undelivered.listed(store().redis, table.id)
     return {
         "id": table.id, "game": table.meta["game"], "status": table.status, "version": table.version,
         "created_at": table.meta["created_at"], "options": table.meta["options"],
@@ -164,6 +165,14 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
         "you": {"role": role, "seat": seat}, "paused_until": table.meta.get("paused_until"),
         "pauses_left": games.MAX_PAUSES - table.meta["pauses_used"], **host_only,
     }
+
+
+def _mark_bounced(seats: list[dict[str, Any]]) -> None:
+    """The host's seat list says why mail to an address stopped: one round trip for all seats."""
+    mailed = [out for out in seats if out.get("email")]
+    settings = preferences.read_many(store(), [tokens.email_hash(out["email"]) for out in mailed])
+    for out, found in zip(mailed, settings):
+        out["bounced"] = found["bounced"]
 
 
 def expected_version(body_version: int | None) -> int:

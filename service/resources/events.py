@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from service import games
-from service.resources.common import (IF_NONE_MATCH, blueprint, caller, conditional, documented, load_game, store,
-                                      viewer)
+from service.resources.common import IF_NONE_MATCH, blueprint, caller, conditional, documented, load_game, store, viewer
 from service.schemas import EventPageOut, EventsQuery
 
 blp = blueprint("events", "What happened in a game, in order, redacted for the caller.")

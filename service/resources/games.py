@@ -5,8 +5,8 @@ from flask import current_app
 
 from service import games, signin
 from service.callers import Caller
-from service.resources.common import (links, mail_limiter, ETAG, IF_NONE_MATCH, blueprint, caller, conditional, documented, etag,
-                                      game_out, load_game, store)
+from service.resources.common import (ETAG, IF_NONE_MATCH, blueprint, caller, conditional, documented, etag, game_out,
+                                      links, load_game, mail_limiter, store)
 from service.schemas import CreatedOut, GameIn, GameOut
 
 blp = blueprint("games", "Create a game and read it as a seat, the host or a spectator.")

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from service import games, signin
-from service.resources.common import links, mail_limiter, ETAG, blueprint, caller, documented, etag, game_out, host_of, load_game, store
+from service.resources.common import (ETAG, blueprint, caller, documented, etag, game_out, host_of, links, load_game,
+                                      mail_limiter, store)
 from service.schemas import GameOut, PauseIn, SeatIn, SeatReplacedOut
 
 blp = blueprint("host", "What only the host of a game may do.")

@@ -7,8 +7,8 @@ from marshmallow import ValidationError
 from engine.core import redact
 from service import games, playing
 from service.problems import Problem
-from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, blueprint, caller,
-                                      conditional, documented, etag, expected_version, load_game, seat_of, store)
+from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, blueprint, caller, conditional,
+                                      documented, etag, expected_version, load_game, seat_of, store)
 from service.schemas import LegalMovesOut, MoveIn, MoveOut, PendingOut
 from service.vocabulary import check_move
 

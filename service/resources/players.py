@@ -5,7 +5,7 @@ import json
 
 from service import preferences, signin
 from service.problems import Problem
-from service.resources.common import links, mail_limiter, blueprint, caller, documented, store
+from service.resources.common import blueprint, caller, documented, links, mail_limiter, store
 from service.schemas import AcceptedOut, PlayerOut, RedeemIn, SettingsIn, SettingsOut, SignInIn, TurnsOut
 from service.store import email_key, game_key
 
