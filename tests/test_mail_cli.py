@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from service import mailbox
 from service.cli import main
 from service.localredis import free_port
 from service.mail import outbox, render
 from service.mail.message import Mail
-from service.store import Store, connect
+from service.store import connect
 
 REPO = Path(__file__).resolve().parent.parent
 KEYS = {"to", "subject", "text", "html", "headers", "kind", "game", "seat"}
@@ -29,8 +28,9 @@ def fill(url: str) -> list[Mail]:
                               "127.0.0.1")]
     for mail in kept:
         outbox.push(client, mail)
-    mailbox.send(Store(client), "Ann@Example.org", "Plain <words>", "Hello & goodbye.")
-    return kept + [Mail(to="Ann@Example.org", subject="Plain <words>", text="Hello & goodbye.")]
+    plain = Mail(to="Ann@Example.org", subject="Plain <words>", text="Hello & goodbye.")
+    outbox.push(client, plain)
+    return kept + [plain]
 
 
 @pytest.fixture

@@ -1,10 +1,10 @@
-"""The local outbox backend, and the old mailbox functions that now wrap it."""
+"""The local outbox backend, and `service.mailbox.outbox`, which reads it for the rest of the service."""
 from __future__ import annotations
 
 import fakeredis
 
 from service import mailbox
-from service.mail import render
+from service.mail import outbox, render
 from service.mail.backends import deliver
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
@@ -25,10 +25,10 @@ def test_deliver_keeps_the_whole_mail_in_the_outbox_list():
     assert kept[1]["to"] == "bea@example.org" and kept[1]["headers"]["References"] == "<game-g1@palazzo.example>"
 
 
-def test_the_mailbox_functions_still_send_and_list_plain_mail():
-    store = Store(fakeredis.FakeRedis(decode_responses=True))
-    mailbox.send(store, "cid@example.org", "Hello", "Plain words.")
-    [entry] = mailbox.outbox(store)
+def test_a_plain_mail_is_kept_and_listed_with_the_defaults_of_a_mail():
+    redis = fakeredis.FakeRedis(decode_responses=True)
+    outbox.push(redis, Mail(to="cid@example.org", subject="Hello", text="Plain words."))
+    [entry] = mailbox.outbox(Store(redis))
     assert (entry["to"], entry["subject"], entry["text"], entry["kind"]) == ("cid@example.org", "Hello", "Plain words.",
                                                                             "plain")
     assert Mail.from_json(entry) == Mail(to="cid@example.org", subject="Hello", text="Plain words.")

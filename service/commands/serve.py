@@ -80,7 +80,7 @@ def start_worker() -> subprocess.Popen:
     return worker
 
 
-def supervise(server: subprocess.Popen, local: LocalRedis | None, workers: list[subprocess.Popen] = ()) -> int:
+def supervise(server: subprocess.Popen, local: LocalRedis | None, workers: list[subprocess.Popen]) -> int:
     """Wait for gunicorn, restarting a dead redis-server or worker (replaced in `workers`, so the
     caller stops the live one); more than 3 redis deaths a minute stop everything."""
     deaths: list[float] = []

@@ -7,9 +7,9 @@ Links arrive built and signed by the caller; a mail only lays them out.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from collections.abc import Callable
 from typing import Any, TypedDict
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -80,21 +80,6 @@ def decision(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Re
 def decision_kind(kind: str) -> str:
     """Which mail a decision kind gets."""
     return "your_bid" if kind == "bid" else "choose" if kind in CHOOSE_KINDS else "your_turn"
-
-
-def your_turn(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-              now: datetime, default_move: Move | None = None) -> Mail:
-    return _decision_mail("your_turn", view, pending, table, to, links, now, default_move)
-
-
-def your_bid(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-             now: datetime, default_move: Move | None = None) -> Mail:
-    return _decision_mail("your_bid", view, pending, table, to, links, now, default_move)
-
-
-def choose(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-           now: datetime, default_move: Move | None = None) -> Mail:
-    return _decision_mail("choose", view, pending, table, to, links, now, default_move)
 
 
 def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
@@ -273,8 +258,6 @@ def _lot(view: dict[str, Any], table: Table, seat: int) -> dict[str, Any]:
     }
 
 
-
-
 def merged(mails: list[Mail], domain: str) -> Mail:
     """Several games' decision mails to one player, due within a short window, as one mail.
 
@@ -282,7 +265,7 @@ def merged(mails: list[Mail], domain: str) -> Mail:
     """
     first = mails[0]
     subject = f"{len(mails)} decisions wait for you · Palazzo"
-    text = f"{subject}\n\n" + "\n\n" + "\n\n".join(f"{'=' * 60}\n{m.subject}\n\n{m.text}" for m in mails)
+    text = f"{subject}\n\n" + "\n\n".join(f"{'=' * 60}\n{m.subject}\n\n{m.text}" for m in mails)
     html = "".join(f"<section><h2>{escape(m.subject)}</h2>{m.html}</section><hr>" for m in mails)
     unsubscribe = first.headers.get("List-Unsubscribe", "").strip("<>") or None
     return Mail(to=first.to, subject=subject, text=text, html=f"<h1>{escape(subject)}</h1>{html}",

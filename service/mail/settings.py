@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from service.config import LOCAL_BASE_URL
+
 BACKENDS = ("outbox", "sendgrid")
 SENDGRID_HOST = "https://api.sendgrid.com"
 DEFAULT_SENDER = "Palazzo <palazzo@localhost>"
-DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class MailSettings:
     sendgrid_api_key: str | None = None
     sendgrid_host: str = SENDGRID_HOST
     sender: str = DEFAULT_SENDER
-    base_url: str = DEFAULT_BASE_URL
+    base_url: str = LOCAL_BASE_URL
     timeout: float = 10.0  # seconds a SendGrid call may take, so a hung connection fails (and retries)
 
     def __post_init__(self) -> None:
@@ -38,7 +39,7 @@ class MailSettings:
             sendgrid_api_key=environ.get("SENDGRID_API_KEY") or None,
             sendgrid_host=environ.get("PALAZZO_SENDGRID_HOST") or SENDGRID_HOST,
             sender=environ.get("PALAZZO_MAIL_FROM") or DEFAULT_SENDER,
-            base_url=environ.get("PALAZZO_BASE_URL") or DEFAULT_BASE_URL,
+            base_url=environ.get("PALAZZO_BASE_URL") or LOCAL_BASE_URL,
         )
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import Blueprint, Response, abort, current_app, render_template, request
 
-from service import mailbox
+from service import mailbox, web
 
 bp = Blueprint("dev_mailbox", __name__, template_folder="templates")
 
@@ -34,17 +34,10 @@ def newest_first(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return numbered[::-1]
 
 
-def sent_at(message: dict[str, Any]) -> str | None:
-    """When the mail was kept, if the entry says so (a Date header, or a time the sender stored)."""
-    return message.get("headers", {}).get("Date") or message.get("sent_at") or message.get("at")
-
-
 @bp.route(PATH, methods=["GET"])
-def show():
+def show() -> Response:
     if not allowed():
         abort(404)
-    messages = newest_first(mailbox.outbox(current_app.extensions["palazzo.store"]))
-    response = current_app.make_response(render_template("dev_mailbox.html", messages=messages, sent_at=sent_at))
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response
+    messages = newest_first(mailbox.outbox(web.store()))
+    page = render_template("dev_mailbox.html", messages=messages)
+    return web.private(current_app.make_response(page))

@@ -10,7 +10,7 @@ import hmac
 
 from flask import Blueprint, abort, current_app, request
 
-from service import preferences, tokens
+from service import preferences, tokens, web
 from service.mail import undelivered
 from service.mail.message import Mail
 
@@ -19,14 +19,14 @@ STOPPING = {"bounce", "dropped", "spamreport"}
 
 
 @bp.route("/hooks/sendgrid/<secret>", methods=["POST"])
-def sendgrid_events(secret: str):
+def sendgrid_events(secret: str) -> tuple[str, int]:
     expected = current_app.config.get("MAIL_EVENTS_SECRET") or ""
     if not expected or not hmac.compare_digest(secret, expected):
         abort(404)
     events = request.get_json(silent=True)
     if not isinstance(events, list):
         abort(400)
-    store = current_app.extensions["palazzo.store"]
+    store = web.store()
     for event in events[:1000]:
         if not isinstance(event, dict) or event.get("event") not in STOPPING or not isinstance(event.get("email"), str):
             continue

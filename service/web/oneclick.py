@@ -16,11 +16,11 @@ from typing import Any
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
 from engine.core import Move
-from service import deadlines, games, playing, preferences
+from service import deadlines, games, playing, preferences, web
 from service.links import Links
 from service.mail import phrases
 from service.problems import Problem
-from service.store import Store, dumps
+from service.store import dumps
 
 ACT, SEAT = "act", "seat"  # link purposes: the signature's salt, so neither opens the other
 ACT_PAGE, SEAT_PAGE = "/act", "/seat"
@@ -120,12 +120,14 @@ def open_answer(links: Links, signed: str) -> Answer:
 def confirm() -> Response:
     """Show what the link would play and ask; never acts."""
     signed = request.args.get("t", "")
-    answer = open_answer(_links(), signed)
-    table = games.load(_store(), answer.game_id)
+    answer = open_answer(web.links(), signed)
+    table = games.load(web.store(), answer.game_id)
     refusal = _refusal(answer, table)
-    move = answer.move(_links(), table)
-    if refusal is not None or move is None:
-        return refusal or _moved_on(table, answer.seat)
+    if refusal is not None:
+        return refusal
+    move = answer.move(web.links(), table)
+    if move is None:
+        return _moved_on(table, answer.seat)
     return _page(200, "Confirm your answer", confirm={"label": table.game.describe(move), "token": signed,
                                                       "action": url_for("oneclick.act")},
                  situation=_situation(table, answer.seat, answers=False))
@@ -134,8 +136,8 @@ def confirm() -> Response:
 @bp.route(ACT_PAGE, methods=["POST"])
 def act() -> Response:
     """Play the link's move, once, while its decision is still the seat's pending one."""
-    answer = open_answer(_links(), request.form.get("t", ""))
-    store = _store()
+    answer = open_answer(web.links(), request.form.get("t", ""))
+    store = web.store()
     table = games.load(store, answer.game_id)
     if answer.expired:
         return _expired(table, answer.seat)
@@ -143,13 +145,13 @@ def act() -> Response:
     if done is not None:  # followed again: the same result page, nothing played
         label = json.loads(done)["body"]["label"]
         return _page(200, f"Done: {label}", situation=_situation(table, answer.seat))
-    move = answer.move(_links(), table)
+    move = answer.move(web.links(), table)
     if move is None:
         return _moved_on(table, answer.seat)
     label = table.game.describe(move)
     try:
         playing.submit(store, table, answer.seat, move, answer.since,
-                     lambda after, events: {"label": label, "version": after.version}, answer.idempotency)
+                       lambda after, events: {"label": label, "version": after.version}, answer.idempotency)
     except Problem as problem:
         if problem.code == "game_not_found":
             raise
@@ -159,10 +161,10 @@ def act() -> Response:
 
 @bp.route(SEAT_PAGE, methods=["GET"])
 def seat_page() -> Response:
-    payload = _links().open(SEAT, request.args.get("t", "")[:TOKEN_CHARS], MAX_AGE)
+    payload = web.links().open(SEAT, request.args.get("t", "")[:TOKEN_CHARS], MAX_AGE)
     if not isinstance(payload, dict) or set(payload) != {"g", "s"}:
         raise Problem("bad_link", "this is not a seat link")
-    table = games.load(_store(), payload["g"])
+    table = games.load(web.store(), payload["g"])
     return _page(200, f"Your seat at game {table.id}", situation=_situation(table, payload["s"]))
 
 
@@ -175,10 +177,8 @@ def _refused(problem: Problem) -> Response:
 @bp.after_request
 def _private(response: Response) -> Response:
     """A link's page is the link's holder's alone: no cache keeps it, no Referer carries the token on."""
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Robots-Tag"] = "noindex"
-    return response
+    return web.private(response)
 
 
 def _refusal(answer: Answer, table: games.Table) -> Response | None:
@@ -209,12 +209,12 @@ def _situation(table: games.Table, seat: int, answers: bool = True) -> dict[str,
     view = table.game.view(table.state, seat)
     names = [entry["name"] for entry in table.meta["seats"]]
     players = view.get("players", [])
+    fresh = answer_links(web.links(), table, seat) if answers else {"seat": None, "one_click": []}
     return {
         "game_id": table.id, "game": table.meta["game"], "seat": seat, "name": names[seat],
         "status": _status(table), "round": view.get("round"),
         "decision": _decision(table, seat, view, names),
-        "one_click": answer_links(_links(), table, seat)["one_click"] if answers else [],
-        "seat_url": seat_url(_links(), table.id, seat) if answers else None,
+        "one_click": fresh["one_click"], "seat_url": fresh["seat"],
         "cash": players[seat].get("private", {}).get("cash") if seat < len(players) else None,
         "standings": [{"name": names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == seat}
                       for p in players if "prestige" in p],
@@ -246,17 +246,9 @@ def _status(table: games.Table) -> str:
 def _time_zone(table: games.Table, seat: int) -> str:
     """The player's own time zone for deadlines, as his mails show them."""
     email_hash = table.meta["seats"][seat].get("email_hash")
-    return preferences.read(_store(), email_hash)["time_zone"] if email_hash else "UTC"
+    return preferences.read(web.store(), email_hash)["time_zone"] if email_hash else "UTC"
 
 
 def _page(status: int, heading: str, **context: Any) -> Response:
     context = {"message": None, "confirm": None, "situation": None, **context}
     return current_app.make_response((render_template("oneclick.html", heading=heading, **context), status))
-
-
-def _links() -> Links:
-    return current_app.extensions["palazzo.links"]
-
-
-def _store() -> Store:
-    return current_app.extensions["palazzo.store"]
