@@ -172,11 +172,10 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
     move in one atomic step, so a retry (after any crash) gets it verbatim and moves nothing.
     """
     key = idempotency_key_for(table.id, seat, idempotency) if idempotency else None
-    if key is not None:
-        earlier = store.redis.get(key)
-        if earlier is not None:
-            return _replayed(json.loads(earlier), move), True
     for _ in range(ATTEMPTS):
+        earlier = store.redis.get(key) if key is not None else None
+        if earlier is not None:  # looked for again after a lost commit: the winner may be our twin
+            return _replayed(json.loads(earlier), move), True
         check_seen(table, seat, move, seen)
         played = play(store, table, seat, move, answer=answer, idempotency_key=key)
         outcome = played.outcome.outcome

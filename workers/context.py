@@ -5,7 +5,7 @@ from functools import cache
 
 import engine.pof  # noqa: F401  (registers the game)
 from service.config import make_store, settings
-from service.links import Links
+from service.links import MIN_SECRET_LENGTH, Links
 from service.store import Store
 
 
@@ -18,6 +18,6 @@ def store() -> Store:
 def links() -> Links:
     """Signed links for mails, from the same secret and base URL as the web app's."""
     config = settings()
-    if len(config.get("SECRET_KEY", "")) < 32:
-        raise RuntimeError("set PALAZZO_SECRET (32+ characters): mails carry links signed with it")
+    if len(config.get("SECRET_KEY", "")) < MIN_SECRET_LENGTH:
+        raise RuntimeError(f"set PALAZZO_SECRET ({MIN_SECRET_LENGTH}+ characters): mails carry links signed with it")
     return Links(config["SECRET_KEY"], config["BASE_URL"])
