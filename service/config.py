@@ -8,9 +8,9 @@ from typing import Any
 import redis
 
 from service import followups, playing
+from service.links import LOCAL_BASE_URL
 from service.store import Store, connect
 
-LOCAL_BASE_URL = "http://127.0.0.1:8000"
 
 
 def settings() -> dict[str, Any]:

@@ -3,26 +3,33 @@
 Every commit that changes a game calls `after` with the game as committed. The game's earliest
 deadline goes into one sorted set (`pz:deadlines`, scored by time), which the workers' sweep reads,
 and an RQ job is scheduled at it; a bot (or a stand-in for a player who keeps missing his turns)
-gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail. Job ids are derived from what they act on, so a rescheduled
-deadline replaces its job, and every job re-checks the game before it acts: a stale job is a no-op.
+gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail.
+Job ids are derived from what they act on, so a rescheduled deadline replaces its job, and every
+job re-checks the game before it acts: a stale job is a no-op. `send_mail` is how every mail leaves.
 
 `Inline` runs bots at once in the caller's process instead and schedules nothing: for tests and
 tools that run no worker.
 """
 from __future__ import annotations
 
+import os
 import threading
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
 import redis
-from rq import Queue
+from rq import Callback, Queue, Retry
 
 from service import deadlines
+from service.mail import undelivered
+from service.mail.backends import MailError, deliver
+from service.mail.message import Mail
+from service.mail.settings import MailSettings
 
 QUEUE = "palazzo"
 DEADLINE_INDEX = "pz:deadlines"
 BOT_JOB = "workers.bots.move"
+MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 
 
 def deadline_job_id(game_id: str, due: float) -> str:
@@ -86,8 +93,17 @@ class Queued:
             pipe.execute()
 
 
+    def send_mail(self, store: Any, mail: Mail) -> None:
+        """Queue the mail's sending: its own job, retried with backoff (PALAZZO_MAIL_RETRY_SECONDS),
+        kept as undelivered for the host after the last try."""
+        waits = [int(w) for w in os.environ.get("PALAZZO_MAIL_RETRY_SECONDS", "10,30,120,600,1800").split(",")]
+        self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
+                           on_failure=Callback(MAIL_GAVE_UP))
+
+
 class Inline:
-    """Followups without workers: bots move at once in the caller's process; deadlines wait."""
+    """Followups without workers: bots move at once in the caller's process; deadlines wait; mail
+    goes out at once, through the configured backend, with no retry."""
 
     def __init__(self, run_bots: Callable[[Any, Any], Any]):
         self.run_bots = run_bots
@@ -102,3 +118,9 @@ class Inline:
             self.run_bots(store, table)
         finally:
             self._local.busy = False
+
+    def send_mail(self, store: Any, mail: Mail) -> None:
+        try:
+            deliver(mail, MailSettings.from_env(), store.redis)
+        except MailError as error:
+            undelivered.keep(store.redis, mail, str(error))

@@ -12,6 +12,8 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from service.problems import Problem
 
+LOCAL_BASE_URL = "http://127.0.0.1:8000"  # what `palazzo up` serves on; links use PALAZZO_BASE_URL
+
 MIN_SECRET_LENGTH = 32  # a shorter secret could be guessed, and every link signed with it forged
 
 

@@ -13,7 +13,7 @@ from limits.strategies import RateLimiter
 
 from service import tokens
 from service.links import Links
-from service.mail import outbox, render
+from service.mail import render
 from service.mail.settings import domain_of
 from service.problems import Problem
 from service.store import PREFIX, Store, email_key
@@ -40,7 +40,7 @@ def send_link(store: Store, links: Links, limiter: RateLimiter, email: str) -> b
     if not limiter.hit(MAILS_PER_ADDRESS, "sign-in-mail", digest):
         return False
     url, signed = _link(links, email)
-    outbox.push(store.redis, render.sign_in(email, url, signed, domain_of(links.base_url)))
+    store.followups.send_mail(store, render.sign_in(email, url, signed, domain_of(links.base_url)))
     return True
 
 
@@ -50,8 +50,8 @@ def invite(store: Store, links: Links, limiter: RateLimiter, invitation: dict[st
     if not limiter.hit(INVITES_PER_ADDRESS, "invite-mail", digest):
         return False
     url, signed = _link(links, invitation["email"])
-    outbox.push(store.redis, render.invitation(invitation["email"], invitation["name"], invitation["seat"],
-                                               invitation["game"], url, signed, domain_of(links.base_url)))
+    store.followups.send_mail(store, render.invitation(invitation["email"], invitation["name"], invitation["seat"],
+                                                       invitation["game"], url, signed, domain_of(links.base_url)))
     return True
 
 

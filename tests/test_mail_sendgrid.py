@@ -140,24 +140,26 @@ def test_settings_come_from_the_environment():
 def test_the_send_job_retries_a_5xx_and_keeps_a_4xx_as_undelivered(stub, redis_url, monkeypatch):
     """The RQ job around deliver, run by RQ's worker on the real Redis, against the stub."""
     import redis
-    from rq import Queue, SimpleWorker
+    from rq import SimpleWorker
 
+    from service.followups import Queued
     from service.mail import undelivered
-    from workers import context, mailing
+    from workers import context
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("PALAZZO_MAIL_BACKEND", "sendgrid")
     monkeypatch.setenv("SENDGRID_API_KEY", KEY)
     monkeypatch.setenv("PALAZZO_SENDGRID_HOST", stub.url)
     monkeypatch.setenv("PALAZZO_MAIL_RETRY_SECONDS", "0,0")
     context.store.cache_clear()
-    queue = Queue("mail-test", connection=redis.Redis.from_url(redis_url))
+    sender = Queued(redis.Redis.from_url(redis_url))
+    queue = sender.queue
     mail = game_mail()
 
     def run_queued() -> None:
         SimpleWorker([queue], connection=queue.connection).work(burst=True)
 
     stub.status = 503
-    mailing.queue(queue, mail)
+    sender.send_mail(context.store(), mail)
     run_queued()
     assert len(stub.requests) >= 2, "a 5xx is tried again"
     stub.status = 202
@@ -165,9 +167,25 @@ def test_the_send_job_retries_a_5xx_and_keeps_a_4xx_as_undelivered(stub, redis_u
     assert len(stub.requests) == 3 and "503" in undelivered.listed(context.store().redis, mail.game)[-1]["reason"], \
         "after the last retry the mail is kept as undelivered"
     stub.status, before = 400, len(stub.requests)
-    mailing.queue(queue, mail)
+    sender.send_mail(context.store(), mail)
     run_queued()
     assert len(stub.requests) == before + 1, "a 4xx is not retried"
     kept = undelivered.listed(context.store().redis, mail.game)
     assert kept and kept[-1]["to"] == mail.to and "400" in kept[-1]["reason"]
     context.store.cache_clear()
+
+
+def test_sign_in_mail_goes_out_through_the_configured_backend(stub, redis_url, monkeypatch):
+    """Not only decision mails: a sign-in link reaches SendGrid too (here without workers: at once)."""
+    from tests.conftest import make_app
+    monkeypatch.setenv("PALAZZO_MAIL_BACKEND", "sendgrid")
+    monkeypatch.setenv("SENDGRID_API_KEY", KEY)
+    monkeypatch.setenv("PALAZZO_SENDGRID_HOST", stub.url)
+    client = make_app(redis_url).test_client()
+    created = client.post("/api/v1/games", json={"game": "toy-count", "seats": [
+        {"name": "A", "email": "a@example.org"}, {"name": "B"}, {"name": "C"}]})
+    assert created.status_code == 201
+    assert client.post("/api/v1/sign-in", json={"email": "a@example.org"}).status_code == 202
+    sent = [r["json"] for r in stub.requests]
+    assert [m["personalizations"][0]["to"][0]["email"] for m in sent] == ["a@example.org"] * 2
+    assert "/sign-in?link=" in sent[-1]["content"][0]["value"]

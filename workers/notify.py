@@ -21,7 +21,7 @@ from service.mail.settings import MailSettings
 from service.store import Store, email_key, game_key
 from service.web import unsubscribe
 from service.web.oneclick import answer_links
-from workers import context, mailing
+from workers import context
 
 REMINDER_AT = 0.8  # of the time between the decision mail and the deadline
 CLAIM_TTL = 30 * 24 * 3600
@@ -53,7 +53,7 @@ def _links(table: games.Table, seat: int) -> dict:
 
 
 def _send(store: Store, mail: Mail) -> None:
-    mailing.queue(store.followups.queue, mail)
+    store.followups.send_mail(store, mail)
 
 
 def _frame(table: games.Table) -> render.Table:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from service.config import LOCAL_BASE_URL
+from service.links import LOCAL_BASE_URL
 
 BACKENDS = ("outbox", "sendgrid")
 SENDGRID_HOST = "https://api.sendgrid.com"
