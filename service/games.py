@@ -51,10 +51,12 @@ class Table:
         return None
 
     def bot_for(self, seat: int) -> str | None:
-        """The bot that plays this seat now: its own, or greedy standing in for a player who keeps
-        missing his decisions (until he moves again)."""
-        entry = self.meta["seats"][seat]
-        return entry.get("bot") or entry.get("standin")
+        """The bot that plays this seat (its moves are queued as jobs), or None for a player."""
+        return self.meta["seats"][seat].get("bot")
+
+    def stand_in(self, seat: int) -> str | None:
+        """The bot that answers for a player who keeps missing his decisions, at their deadlines."""
+        return self.meta["seats"][seat].get("standin")
 
     def decision_of(self, seat: int) -> dict[str, Any] | None:
         return next((d for d in self.pending if d["seat"] == seat), None)

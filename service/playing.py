@@ -102,17 +102,18 @@ def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None) -> di
     """The game's meta with the seat's missed-decision count updated, or None when unchanged.
 
     A timeout on a decision with a real choice counts; after `missed_turns` in a row the greedy bot
-    stands in. The player's own move clears both; moves by a bot leave them as they are.
+    stands in (it answers at the deadline, so the player still has the whole time to come back). The
+    player's own move clears both; moves by a bot, the stand-in's too, leave them as they are.
     """
     entry = table.meta["seats"][seat]
-    if timeout:
+    if timeout and not bot:
         if len(table.game.legal_moves(table.state, seat)) < 2:
             return None
         missed = entry.get("missed", 0) + 1
         changed = {**entry, "missed": missed}
         if missed >= table.meta.get("missed_turns", MISSED_TURNS) and not entry.get("bot"):
             changed["standin"] = STAND_IN
-    elif not bot and (entry.get("missed") or entry.get("standin")):
+    elif not timeout and not bot and (entry.get("missed") or entry.get("standin")):
         changed = {**entry, "missed": 0, "standin": None}
     else:
         return None
@@ -121,18 +122,22 @@ def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None) -> di
     return {**table.meta, "seats": seats}
 
 
-def play_bot(store: Store, table: Table, seat: int) -> Played:
-    """The seat's bot (or stand-in) chooses and commits its move; a bot that cannot play this game
-    plays the default move. The choice is seeded by the game and version, so it replays."""
-    bot = table.bot_for(seat)
+def bot_move(table: Table, seat: int, bot: str) -> dict[str, Any]:
+    """The move `bot` chooses for the seat; a bot that cannot play this game takes the default.
+    The choice is seeded by the game and version, so it replays."""
     rng = random.Random(f"{table.meta['seed']}:{table.version}")
     try:
-        move = engine.bots.choose_move(bot, table.game, table.state, seat, rng)
+        return engine.bots.choose_move(bot, table.game, table.state, seat, rng)
     except IllegalMove as error:
         log.warning("bot %s cannot play %s (%s); seat %d plays its default move", bot, table.game.name,
                     error.code, seat)
-        move = table.game.default_move(table.state, seat)
-    return play(store, table, seat, move, bot=bot)
+        return table.game.default_move(table.state, seat)
+
+
+def play_bot(store: Store, table: Table, seat: int) -> Played:
+    """The seat's bot chooses and commits its move."""
+    bot = table.bot_for(seat)
+    return play(store, table, seat, bot_move(table, seat, bot), bot=bot)
 
 
 def run_bots(store: Store, table: Table) -> Table:
@@ -210,7 +215,8 @@ def play_default(store: Store, game_id: str, seat: int, since: int | None = None
 
 def default_on(store: Store, table: Table, seat: int, since: int | None = None, *, force: bool = False
                ) -> tuple[Table, bool]:
-    """The deadline's move: the engine's default for a seat whose decision is overdue.
+    """The deadline's move for a seat whose decision is overdue: its stand-in's choice, or the
+    engine's default.
 
     Starts from `table` as the caller loaded it (the commit's revision check guards it) and reads
     the game again only after losing a commit. Checks that the decision (the one pending since
@@ -226,7 +232,9 @@ def default_on(store: Store, table: Table, seat: int, since: int | None = None, 
             return table, False
         if not force and deadlines.parse(decision["deadline_at"]) > deadlines.now():
             return table, False
-        played = play(store, table, seat, table.game.default_move(table.state, seat), timeout=True)
+        stand_in = table.stand_in(seat)
+        move = bot_move(table, seat, stand_in) if stand_in else table.game.default_move(table.state, seat)
+        played = play(store, table, seat, move, timeout=True, bot=stand_in)
         if played.outcome.outcome == "ok":
             return played.table, True
     return load(store, table.id), False

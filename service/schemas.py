@@ -91,7 +91,7 @@ class SeatOut(Schema):
     name = fields.String()
     bot = fields.String(allow_none=True)
     missed = Int(metadata={"description": "Timeouts in a row on decisions with a real choice."})
-    standin = fields.String(allow_none=True, metadata={"description": "The bot playing for a player who keeps "
+    standin = fields.String(allow_none=True, metadata={"description": "The bot answering at the deadlines of a player who keeps "
                                                                        "missing his decisions, until he moves."})
     bounced = fields.String(allow_none=True, metadata={"description": "Host only: why mail to this address stopped."})
     email = fields.String(allow_none=True, metadata={"description": "Shown to the host only."})
