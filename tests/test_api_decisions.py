@@ -61,8 +61,11 @@ def test_a_retry_without_a_key_never_counts_as_the_seats_next_move(client):
     body = {"move": {"type": "add", "amount": 1}, "version": seen}
     assert client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[0]), json=body).status_code == 200
     for seat in (1, 2):
-        client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[seat]),
-                    json={"move": {"type": "add", "amount": 1}, "version": _version(client, game_id)})
+        answered = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[seat]),
+                               json={"move": {"type": "add", "amount": 1}, "version": _version(client, game_id)})
+        assert answered.status_code == 200, answered.get_json()
+    [mine] = [d for d in client.get(f"/api/v1/games/{game_id}").get_json()["pending"] if d["seat"] == 0]
+    assert mine["kind"] == "add" and mine["since"] > seen, "seat 0 is to add again: a new decision"
     replayed = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[0]), json=body)
     assert replayed.status_code == 409 and replayed.get_json()["code"] == "stale_version"
 

@@ -108,12 +108,22 @@ def start_serve(var_dir: Path) -> Serve:
     return serve
 
 
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def stop_serve(serve: Serve) -> None:
-    """SIGTERM must stop gunicorn and the private redis-server alike."""
+    """SIGTERM must stop gunicorn, the worker and the private redis-server alike."""
     serve.process.send_signal(signal.SIGTERM)
     serve.process.wait(timeout=20)
     redis_port = int(serve.output().split("redis://127.0.0.1:")[1].split("/")[0])
     assert not port_open(serve.port) and not port_open(redis_port), "SIGTERM stops gunicorn and redis-server"
+    workers = [int(pid) for pid in re.findall(r"palazzo worker pid (\d+)", serve.output())]
+    assert workers and not any(alive(pid) for pid in workers), "SIGTERM stops the worker"
 
 
 def refused(port: int, request: bytes) -> tuple[int, str, dict]:
