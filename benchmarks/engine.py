@@ -1,17 +1,26 @@
-"""Benchmark the rules engine on one core: whole random 5-player games, legal_moves and apply.
+"""Benchmark the rules engine on one core: whole random 5-player games, legal_moves and apply, and the
+publish listing of a seat holding all 20 bonus cards.
 
 Run from the repository root: python -m benchmarks.engine [--games 200] [--seed 1]
 (as a module, because this file shares its name with the engine package)
-A benchmark, not a test: it prints figures and asserts nothing.
+A benchmark, not a test: it prints figures and asserts nothing. Other processes on the machine slow
+it down: run it a few times and take the median.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
+from typing import Any
 
-from engine import get_game
+from engine import copy_state, get_game
 from engine.bots.play import play_game
+from engine.core import Game, fills
+from engine.pof.data import BONUS_CARDS, MIN_WORK_VALUE, ROUNDS
+
+GOAL_GAMES_PER_SECOND = 120  # issue 8
+HAND = 10  # professions in the hand of the listing's seat: more than a real game gives
 
 
 def main() -> None:
@@ -20,15 +29,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     game = get_game("princes-of-florence")
-    options = game.normalize_options({"seats": 5})
-    setups = [game.make_setup(options, args.seed + i) for i in range(args.games)]
+    games_per_second(game, args.games, args.seed)
+    publish_listing(game, args.seed)
 
-    start = time.perf_counter()
-    logs = [play_game(game, options, setup, ["random"] * 5, args.seed + i)[1] for i, setup in enumerate(setups)]
-    elapsed = time.perf_counter() - start
+
+def games_per_second(game: Game, games: int, seed: int) -> None:
+    options = game.normalize_options({"seats": 5})
+    setups = [game.make_setup(options, seed + i) for i in range(games)]
+
+    start, cpu = time.perf_counter(), time.process_time()
+    logs = [play_game(game, options, setup, ["random"] * 5, seed + i)[1] for i, setup in enumerate(setups)]
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     decisions = sum(map(len, logs))
-    print(f"random 5-player games: {args.games / elapsed:.1f} games/s "
-          f"({decisions / args.games:.0f} decisions a game, {elapsed / decisions * 1e6:.1f} us a decision)")
+    rate = games / elapsed
+    print(f"random 5-player games: {rate:.1f} games/s, {rate / GOAL_GAMES_PER_SECOND:.2f} x the goal of "
+          f"{GOAL_GAMES_PER_SECOND} ({games / cpu:.1f} games per CPU second; {decisions / games:.0f} decisions a game, "
+          f"{elapsed / decisions * 1e6:.1f} us a decision)")
 
     legal_us, apply_us = [], []
     for setup, log in zip(setups[:20], logs[:20]):
@@ -45,6 +61,67 @@ def main() -> None:
         cuts = statistics.quantiles(samples, n=100)
         print(f"{name}: median {statistics.median(samples):.1f} us, p99 {cuts[98]:.1f} us "
               f"over {len(samples)} calls")
+
+
+def publish_listing(game: Game, seed: int) -> None:
+    """The seat's listing as GET /games/{id}/moves builds it (move, label, fill), in every round: the worst
+    size and time, and how many publish moves listing every set of cards would have made instead."""
+    worst: dict[str, Any] = {"bytes": 0, "entries": 0, "exhaustive": 0}
+    times = []
+    for round_ in range(1, ROUNDS + 1):
+        state, seat = _twenty_cards(game, seed, round_)
+        for _ in range(30):
+            t0 = time.perf_counter()
+            listing = [{"move": move, "label": game.describe(move), "fill": fills(game, state, seat, move)}
+                       for move in game.legal_moves(state, seat)]
+            text = json.dumps(listing)
+            times.append((time.perf_counter() - t0) * 1e3)
+        worst["bytes"] = max(worst["bytes"], len(text))
+        worst["entries"] = max(worst["entries"], sum(1 for entry in listing if entry["move"]["type"] == "publish"))
+        worst["exhaustive"] = max(worst["exhaustive"], _exhaustive_count(listing, state, seat))
+    print(f"publish listing at 20 cards, {HAND} professions, rounds 1-{ROUNDS}: at most {worst['entries']} publish "
+          f"entries, {worst['bytes'] / 1024:.1f} KB, {statistics.median(times):.2f} ms "
+          f"(slowest of {len(times)}: {max(times):.2f} ms); listing every set of cards made "
+          f"{worst['exhaustive']:,} publish moves")
+
+
+def _twenty_cards(game: Game, seed: int, round_: int) -> tuple[dict, int]:
+    """A seat to act in Phase B of `round_`, with every bonus card, HAND professions, no cash (so it may
+    only publish or end its turn) and a court where cards add 0 to 8 each."""
+    options = game.normalize_options({"seats": 3})
+    state = game.new_state(options, game.make_setup(options, seed))
+    while state["phase"] != "actions":
+        seat = state["pending"][0]["seat"]
+        state, _ = game.apply(state, seat, game.default_move(state, seat))
+    state = copy_state(state)
+    seat = state["pending"][0]["seat"]
+    me, decks = state["players"][seat], state["secret"]["decks"]
+    state["round"] = round_
+    me["private"]["cash"] = 0
+    me["private"]["bonus_cards"], decks["bonus_cards"] = decks["bonus_cards"], []
+    extra = HAND - len(me["private"]["hand"])
+    me["private"]["hand"], decks["professions"] = me["private"]["hand"] + decks["professions"][:extra], \
+        decks["professions"][extra:]
+    me["jugglers"], me["freedoms"] = 2, ["opinion", "travel"]
+    me["landscapes"] = [{"kind": "woods", "squares": [[0, 0], [1, 0], [2, 0], [2, 1]]},
+                        {"kind": "lake", "squares": [[0, 5], [0, 6], [1, 5], [1, 6]]}]
+    assert len(me["private"]["bonus_cards"]) == len(BONUS_CARDS) == 20
+    return state, seat
+
+
+def _exhaustive_count(listing: list[dict], state: dict, seat: int) -> int:
+    """Sets of cards that make each listed work legal: what the listing used to enumerate one by one
+    (counted by subset sums, since enumerating 2^20 sets per profession takes minutes)."""
+    least = MIN_WORK_VALUE[state["round"] - 1]
+    total = 0
+    for entry in listing:
+        for fill in entry["fill"]:
+            ways = {0: 1}  # sum of adds -> how many sets of cards give it
+            for choice in fill["choices"]:
+                for value, count in list(ways.items()):
+                    ways[value + choice["adds"]] = ways.get(value + choice["adds"], 0) + count
+            total += sum(count for value, count in ways.items() if fill["base"] + value >= least)
+    return total
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ State = dict[str, Any]
 Move = dict[str, Any]
 Event = dict[str, Any]
 Decision = dict[str, Any]
+Fill = dict[str, Any]  # how a listed move's list field may be filled in: see `Fillable`
 Viewer = int | None  # a seat number, or None for a spectator
 
 
@@ -62,7 +63,11 @@ class Game(Protocol):
         """Who must act now: ``[{"seat", "kind", "deadline"}]`` (several seats when simultaneous)."""
 
     def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """Every move the seat may make now (empty when it has nothing to decide)."""
+        """Every move the seat may make now (empty when it has nothing to decide), each legal as listed.
+
+        A move with a field the seat fills in with a subset of some items (see `Fillable`) is listed
+        once, with one legal filling, not once per subset: that list would grow as 2^items.
+        """
 
     def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
         """The next state and what happened; raises IllegalMove and leaves `state` untouched."""
@@ -78,6 +83,36 @@ class Game(Protocol):
 
     def describe(self, move: Move) -> str:
         """A short human-readable label for a move, for emails, web pages and API clients."""
+
+
+class Fillable(Protocol):
+    """Optional for a game: listed moves whose list field the seat fills in (`fills` asks a game for them).
+
+    ``fill(state, seat, move)`` takes a move `legal_moves` listed and gives one annotation per such field:
+    ``{"field", "choices": [{"value", "adds"}], "base", "least", "measure"}``. The move stays legal with
+    `field` set to any subset of the choices' values (each at most once, in any order) whose ``adds``,
+    summed with ``base``, reach ``least``; ``measure`` names what is summed, for people. The listed move
+    carries one such subset already, so a client may send it as it is. No other field may change.
+    """
+
+    def fill(self, state: State, seat: int, move: Move) -> list[Fill]:
+        """The annotations of the listed `move` (empty for a move with nothing to fill in)."""
+
+
+def fills(game: Game, state: State, seat: int, move: Move) -> list[Fill]:
+    """What the game says may be filled in of a listed move; [] for a game that is not `Fillable`."""
+    fill = getattr(game, "fill", None)
+    return fill(state, seat, move) if fill is not None else []
+
+
+def filled(move: Move, fill: Fill, values: list[Any]) -> Move | None:
+    """The move with its fill field set to `values`, or None if the annotation says that is illegal."""
+    adds = {choice["value"]: choice["adds"] for choice in fill["choices"]}
+    if len(set(values)) != len(values) or not set(values) <= set(adds):
+        return None
+    if fill["base"] + sum(adds[value] for value in values) < fill["least"]:
+        return None
+    return {**move, fill["field"]: list(values)}
 
 
 def copy_state(state: State) -> State:

@@ -153,9 +153,30 @@ class CreatedOut(Schema):
 
 
 @always_present()
+class FillChoice(Schema):
+    value = fields.String(metadata={"description": "An item the field may hold (a bonus card)."})
+    adds = Int(metadata={"description": "What it adds to the sum the field must reach (work value)."})
+
+
+@always_present()
+class FillOut(Schema):
+    """A field of the listed move the seat fills in: the move stays legal with `field` set to any subset
+    of the choices' values (each at most once, any order) whose `adds`, with `base`, reach `least`."""
+
+    field = fields.String(metadata={"description": "The move's list field to fill in, e.g. bonus_cards."})
+    choices = fields.List(fields.Nested(FillChoice))
+    base = Int(metadata={"description": "The sum with nothing in the field (a work's value without cards)."})
+    least = Int(metadata={"description": "What the sum must reach (the round's minimum work value)."})
+    measure = fields.String(metadata={"description": "What is summed, for people (\"work value\")."})
+
+
+@always_present()
 class LabelledMove(Schema):
-    move = MoveField()
+    move = MoveField(metadata={"description": "Legal exactly as listed."})
     label = fields.String()
+    fill = fields.List(fields.Nested(FillOut), metadata={
+        "description": "Fields of `move` the seat may fill in otherwise (empty for most moves): a publish is "
+                       "listed once per profession, and this says which bonus cards may go with it."})
 
 
 @always_present()

@@ -184,11 +184,14 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
         answer = gen.list_legal_moves.sync_detailed(game_id, client=mine)
         legal = _ok(answer, 200, m.LegalMovesOut)
         assert legal.seat == seat and legal.moves, legal
-        sent = [entry["move"] for entry in json.loads(answer.content)["moves"]]
+        sent = json.loads(answer.content)["moves"]
         for listed, raw in zip(legal.moves, sent, strict=True):
             assert isinstance(listed, m.LabelledMove) and isinstance(listed.label, str) and listed.label
             assert isinstance(listed.move, gen.move_classes), f"not a typed move: {listed.move!r}"
-            assert listed.move.to_dict() == raw, f"the typed move lost or changed a field: {raw!r}"
+            assert listed.move.to_dict() == raw["move"], f"the typed move lost or changed a field: {raw!r}"
+            assert all(isinstance(fill, m.FillOut) and all(isinstance(c, m.FillChoice) for c in fill.choices)
+                       for fill in listed.fill)
+            assert [fill.to_dict() for fill in listed.fill] == raw["fill"]
 
         if not illegal_checked:
             # A rule broken: a typed move the seat may not make now, refused with the rules' code.

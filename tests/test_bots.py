@@ -6,9 +6,11 @@ import random
 import pytest
 
 from engine import IllegalMove, copy_state, get_game
+from engine.core import filled
 from engine.bots import BOTS, choose_move
 from engine.bots.play import play_game
 from engine.pof.data import BONUS_CARDS, PRESTIGE_CARDS, PROFESSIONS
+from tests.rules_helpers import edit, give, keep_all, new_game, to_actions
 
 GAME = get_game("princes-of-florence")
 
@@ -18,6 +20,17 @@ def _new(seats: int, seed: int, **options):
     return options, GAME.make_setup(options, seed)
 
 
+def _listed_or_filled(state, seat, move) -> bool:
+    """Whether `move` is a listed move, or one with its fill field filled in as the fill allows."""
+    for listed in GAME.legal_moves(state, seat):
+        if move == listed:
+            return True
+        for fill in GAME.fill(state, seat, listed):
+            if filled(listed, fill, move.get(fill["field"], [])) == move:
+                return True
+    return False
+
+
 def test_the_random_bot_only_picks_legal_moves():
     for seed in range(3):
         options, setup = _new(4, seed, bidding="open", auction_pass=True)
@@ -25,8 +38,41 @@ def test_the_random_bot_only_picks_legal_moves():
         while GAME.result(state) is None:
             seat = GAME.pending(state)[0]["seat"]
             move = choose_move("random", GAME, state, seat, rng)
-            assert move in GAME.legal_moves(state, seat)
+            assert _listed_or_filled(state, seat, move)
             state, _ = GAME.apply(state, seat, move)
+
+
+def _publishing_position(round_: int, jugglers: int, cards: list[str]) -> dict:
+    """Seat 0 to act in Phase B of round `round_`, with no cash: it may only publish or end its turn."""
+    state = edit(to_actions(keep_all(new_game(4))))  # seat 0 holds alchemist, botanist, physicist
+    state["round"] = round_
+    return give(state, 0, jugglers=jugglers, cash=0, bonus_cards=cards)
+
+
+def test_the_random_bot_fills_in_bonus_cards_at_random_too():
+    state = _publishing_position(1, 2, ["per_juggler", "per_freedom", "per_card_in_hand"])
+    listed = GAME.legal_moves(state, 0)
+    works = set()
+    for seed in range(200):
+        move = choose_move("random", GAME, state, 0, random.Random(seed))
+        assert _listed_or_filled(state, 0, move)
+        if move["type"] == "publish":
+            works.add((move["profession"], tuple(move["bonus_cards"])))
+    assert len(works) == 3 * 2 ** 3  # every profession with every set of cards: each reaches 7 alone
+    assert sum(1 for m in listed if m["type"] == "publish") == 3
+
+
+def test_greedy_publishes_with_every_card_that_raises_the_work():
+    state = _publishing_position(5, 2, ["per_juggler", "per_freedom", "per_card_in_hand", "per_juggler_and_freedom",
+                                        "per_work_published", "per_category", "per_lake"])
+    # 3 person cards + 2 jugglers x 2 = 7; the cards add 4, 0, 2, 2, 1, 1, 0: the listing carries the
+    # three biggest (15, round 5's minimum), greedy every card that adds something (17)
+    listed = [m for m in GAME.legal_moves(state, 0) if m["type"] == "publish"]
+    assert [len(m["bonus_cards"]) for m in listed] == [3, 3, 3]
+    move = choose_move("greedy", GAME, state, 0, random.Random(0))
+    assert move["type"] == "publish"
+    assert sorted(move["bonus_cards"]) == sorted(["per_juggler", "per_card_in_hand", "per_juggler_and_freedom",
+                                                  "per_work_published", "per_category"])
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from itertools import combinations
 from typing import Any
 
 import pytest
@@ -12,7 +13,10 @@ from hypothesis import strategies as st
 
 from engine import IllegalMove, get_game, redact
 from engine.bots import choose_move
-from engine.pof.data import AUCTION_ITEMS, PROFESSIONS
+from engine.core import filled
+from engine.pof import scoring, yard
+from engine.pof.data import AUCTION_ITEMS, BONUS_CARDS, FREEDOMS, MIN_WORK_VALUE, PROFESSIONS
+from tests.rules_helpers import LANDSCAPE_SPOTS, edit, give, keep_all, new_game, to_actions
 
 GAME = get_game("princes-of-florence")
 
@@ -93,6 +97,14 @@ def play_checked(seed: int, options: dict, deep: bool) -> None:
         if deep:
             for move in rng.sample(moves, min(len(moves), 8)):
                 GAME.apply(state, seat, move)
+                for fill in GAME.fill(state, seat, move):  # and filled in otherwise, as the fill allows
+                    values = [c["value"] for c in fill["choices"] if rng.random() < 0.5]
+                    other = filled(move, fill, values)
+                    if other is None:
+                        with pytest.raises(IllegalMove):
+                            GAME.apply(state, seat, {**move, fill["field"]: values})
+                    else:
+                        GAME.apply(state, seat, other)
         move = rng.choice(moves)
         state, events = GAME.apply(state, seat, move)
         assert json.dumps(state, sort_keys=True) != before
@@ -168,3 +180,60 @@ def test_random_games_keep_every_invariant(seed: int, seats: int, bidding: str, 
 def test_every_listed_legal_move_applies() -> None:
     for seed in range(3):
         play_checked(seed, {"seats": 3 + seed}, deep=True)
+
+
+PHASE_B = to_actions(keep_all(new_game(4)))  # seat 0 to act, holding alchemist, botanist, physicist
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    round_=st.integers(1, 7),
+    jugglers=st.integers(0, 3),
+    enticements=st.integers(0, 1),
+    freedoms=st.lists(st.sampled_from(FREEDOMS), unique=True, max_size=2),
+    landscapes=st.lists(st.sampled_from(sorted(LANDSCAPE_SPOTS)), unique=True),
+    building=st.sampled_from([None, "laboratory", "library", "tower"]),
+    cards=st.lists(st.sampled_from(list(BONUS_CARDS)), unique=True, max_size=6),
+)
+def test_the_publish_listing_allows_exactly_what_the_exhaustive_one_listed(
+    round_: int, jugglers: int, enticements: int, freedoms: list[str], landscapes: list[str], building: str | None,
+    cards: list[str],
+) -> None:
+    """One work per profession plus its fill allows the very (profession, cards) pairs that listing every
+    set of cards did, and the rules accept exactly those; each card adds what the fill says."""
+    state = edit(PHASE_B)
+    state["round"] = round_
+    state = give(state, 0, jugglers=jugglers, enticements=enticements, freedoms=freedoms, bonus_cards=cards,
+                 landscapes=[(kind, LANDSCAPE_SPOTS[kind]) for kind in landscapes])
+    if building:
+        state = give(state, 0, buildings=[(building, yard.legal_placements(state["players"][0], building)[0])])
+    me, least = state["players"][0], MIN_WORK_VALUE[round_ - 1]
+    subsets = [frozenset(s) for n in range(len(cards) + 1) for s in combinations(cards, n)]
+    exhaustive = {(p, s) for p in me["private"]["hand"] for s in subsets
+                  if scoring.work_value(me, p, sorted(s)) >= least}  # what the old listing enumerated
+
+    allowed = set()
+    for move in GAME.legal_moves(state, 0):
+        if move["type"] != "publish":
+            continue
+        fills = GAME.fill(state, 0, move)
+        if not cards:
+            assert fills == [] and move["bonus_cards"] == []
+            allowed.add((move["profession"], frozenset()))
+            continue
+        (fill,) = fills
+        assert fill["base"] == scoring.work_value(me, move["profession"], []) and fill["least"] == least
+        for choice in fill["choices"]:
+            alone = scoring.work_value(me, move["profession"], [choice["value"]])
+            assert choice["adds"] == alone - fill["base"]
+        allowed |= {(move["profession"], s) for s in subsets if filled(move, fill, sorted(s)) is not None}
+    assert allowed == exhaustive
+
+    for profession in me["private"]["hand"]:
+        for s in subsets:
+            try:
+                GAME.apply(state, 0, {"type": "publish", "profession": profession, "bonus_cards": sorted(s)})
+            except IllegalMove as refused:
+                assert refused.code == "work_too_weak" and (profession, s) not in exhaustive
+            else:
+                assert (profession, s) in exhaustive

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine import IllegalMove
-from engine.core import redact
+from engine.core import filled, redact
 from tests.rules_helpers import (
     GAME, cash, deck, drive, end_turns_until, frozen, give, illegal, keep_all, new_game, play, play_events, pp,
     to_actions, to_round, waiting,
@@ -177,6 +177,8 @@ def test_random_legal_games_keep_every_invariant(seats: int, seed: int, options:
         # prefer doing something over ending the turn or stepping out, so the game goes places
         busy = [m for m in moves if m["type"] not in ("end_turn", "step_out")] or moves
         move = rng.choice(busy if rng.random() < 0.7 else moves)
+        for fill in GAME.fill(state, seat, move):  # a work with more cards than listed, when it may
+            move = filled(move, fill, [c["value"] for c in fill["choices"] if rng.random() < 0.5]) or move
         state, events = GAME.apply(state, seat, move)
         assert json.loads(frozen(state)) == state  # still plain JSON
         used += [card for e in events if e["type"] == "work_published" for card in e["bonus_cards"]]

@@ -8,8 +8,14 @@ historian library/lake/opinion, map_maker library/woods/travel.
 """
 from __future__ import annotations
 
+import json
+from itertools import combinations
+
 import pytest
 
+from engine.core import IllegalMove, filled
+from engine.pof import yard
+from engine.pof.data import BONUS_CARDS
 from tests.rules_helpers import (
     GAME, LANDSCAPE_SPOTS, cash, edit, give, illegal, keep_all, new_game, play, play_events, pp, to_actions, waiting,
 )
@@ -92,9 +98,15 @@ def test_the_round_minimum(round_: int, least: int, jugglers: int, enticements: 
 def test_bonus_cards_add_to_one_work_and_are_used_up() -> None:
     state = give(phase_b(), 0, jugglers=1, bonus_cards=["per_juggler", "per_freedom"])
     # without a card 2 + 3 = 5 < 7; per_juggler adds 2 x 1 = 2; per_freedom adds 0
+    # one work per profession, with the fewest cards that reach 7; the fill lists what else may go with it
     publishes = [m for m in GAME.legal_moves(state, 0) if m["type"] == "publish"]
-    assert publishes == [publish(p, *cards) for p in ("alchemist", "botanist", "physicist")
-                         for cards in (["per_juggler"], ["per_juggler", "per_freedom"])]
+    assert publishes == [publish(p, "per_juggler") for p in ("alchemist", "botanist", "physicist")]
+    assert GAME.fill(state, 0, publishes[0]) == [{
+        "field": "bonus_cards", "base": 5, "least": 7, "measure": "work value",
+        "choices": [{"value": "per_juggler", "adds": 2}, {"value": "per_freedom", "adds": 0}],
+    }]
+    assert GAME.fill(state, 0, {"type": "end_turn"}) == []
+    assert GAME.apply(state, 0, publish("alchemist", "per_freedom", "per_juggler"))[1][0]["value"] == 7
     illegal(state, 0, publish("alchemist"), "work_too_weak")
     illegal(state, 0, publish("alchemist", "per_juggler", "per_juggler"), "bad_bonus_cards")
     illegal(state, 0, publish("alchemist", "per_woods"), "bad_bonus_cards")
@@ -105,6 +117,111 @@ def test_bonus_cards_add_to_one_work_and_are_used_up() -> None:
     state = play(state, (0, split(0)))
     illegal(state, 0, publish("botanist", "per_juggler"), "bad_bonus_cards")
     illegal(state, 0, publish("alchemist"), "not_in_hand")  # played already
+
+
+EIGHT_IN_HAND = ["alchemist", "botanist", "physicist", "pharmacist", "dramatist", "poet", "astronomer", "organ_builder"]
+
+
+def rich_court(round_: int) -> dict:
+    """Seat 0 in round `round_`'s Phase B with all 20 bonus cards, 8 professions and something of every
+    kind a card counts, so that most cards add something and each profession's value differs."""
+    state = edit(phase_b())
+    state["round"] = round_
+    state = give(state, 0, jugglers=1, architects=1, freedoms=["opinion"], enticements=1, hand=EIGHT_IN_HAND,
+                 bonus_cards=list(BONUS_CARDS), prestige_cards=["most_jugglers"],
+                 landscapes=[("woods", LANDSCAPE_SPOTS["woods"]), ("lake", LANDSCAPE_SPOTS["lake"])])
+    for kind in ("laboratory", "library", "tower"):
+        state = give(state, 0, buildings=[(kind, yard.legal_placements(state["players"][0], kind)[0])])
+    return state
+
+
+def modest_court(round_: int) -> dict:
+    """Seat 0 in round `round_`'s Phase B with all 20 bonus cards, its 3 professions and a woods only:
+    late in the game a work needs many cards, or cannot be published at all."""
+    state = edit(phase_b())
+    state["round"] = round_
+    return give(state, 0, bonus_cards=list(BONUS_CARDS), landscapes=[("woods", LANDSCAPE_SPOTS["woods"])])
+
+
+def publish_entries(state: dict, seat: int = 0) -> list[tuple[dict, list[dict]]]:
+    return [(m, GAME.fill(state, seat, m)) for m in GAME.legal_moves(state, seat) if m["type"] == "publish"]
+
+
+COURTS = [(rich_court, 1), (rich_court, 4), (rich_court, 7), (modest_court, 5), (modest_court, 7)]
+
+
+@pytest.mark.parametrize(("court", "round_"), COURTS)
+def test_twenty_bonus_cards_list_one_work_per_profession(court, round_: int) -> None:
+    """The listing grows with the professions, not the sets of cards (it was 2^20 sets per profession)."""
+    state = court(round_)
+    hand = state["players"][0]["private"]["hand"]
+    entries = publish_entries(state)
+    assert 0 < len(entries) <= len(hand)
+    assert len({m["profession"] for m, _ in entries}) == len(entries)
+    listing = [{"move": m, "label": GAME.describe(m), "fill": fill} for m, fill in entries]
+    assert len(json.dumps(listing)) < 20_000
+    for move, (fill,) in entries:
+        assert [c["value"] for c in fill["choices"]] == list(BONUS_CARDS)
+        assert fill["least"] == GAME.view(state, 0)["min_work_value"]
+        chosen = sum(c["adds"] for c in fill["choices"] if c["value"] in move["bonus_cards"])
+        assert fill["base"] + chosen >= fill["least"]
+        _, events = GAME.apply(state, 0, move)  # as listed
+        assert events[0]["value"] == fill["base"] + chosen
+        # the fewest cards that reach the minimum, the biggest first
+        adds = sorted((c["adds"] for c in fill["choices"]), reverse=True)
+        assert len(move["bonus_cards"]) == next(n for n in range(len(adds) + 1)
+                                                if fill["base"] + sum(adds[:n]) >= fill["least"])
+    # a profession is left out only when even every card together cannot reach the minimum
+    for profession in set(hand) - {m["profession"] for m, _ in entries}:
+        illegal(state, 0, publish(profession, *BONUS_CARDS), "work_too_weak")
+
+
+def test_the_courts_above_reach_every_case() -> None:
+    """The positions of the test above list works without cards, with one, with several, and leave some out."""
+    sizes, left_out = set(), 0
+    for court, round_ in COURTS:
+        state = court(round_)
+        entries = publish_entries(state)
+        sizes |= {min(len(m["bonus_cards"]), 2) for m, _ in entries}
+        left_out += len(state["players"][0]["private"]["hand"]) - len(entries)
+    assert sizes == {0, 1, 2} and left_out > 0
+
+
+def test_what_a_card_adds_is_what_publishing_with_it_adds() -> None:
+    state = rich_court(1)
+    entries = publish_entries(state)
+    assert len(entries) == len(EIGHT_IN_HAND)
+    for move, (fill,) in entries:
+        assert any(c["adds"] > 0 for c in fill["choices"]) and any(c["adds"] == 0 for c in fill["choices"])
+        for choice in fill["choices"]:
+            _, events = GAME.apply(state, 0, publish(move["profession"], choice["value"]))
+            assert events[0]["value"] == fill["base"] + choice["adds"], choice
+        _, events = GAME.apply(state, 0, publish(move["profession"], *BONUS_CARDS))
+        assert events[0]["value"] == fill["base"] + sum(c["adds"] for c in fill["choices"])
+
+
+def test_every_set_of_cards_is_legal_exactly_when_the_fill_says_so() -> None:
+    """Brute force over a small hand: each (profession, set of cards) against the rules themselves."""
+    state = give(phase_b(), 0, jugglers=1, freedoms=["travel"],
+                 bonus_cards=["per_juggler", "per_freedom", "per_card_in_hand", "per_woods", "per_work_published"])
+    state = edit(state)
+    state["round"] = 3  # 11: 2 + 3 person cards = 5 alone, +3 with travel (physicist); cards must make up the rest
+    held = state["players"][0]["private"]["bonus_cards"]
+    entries = {m["profession"]: (m, fill) for m, (fill,) in publish_entries(state)}
+    accepted = 0
+    for profession in ("alchemist", "botanist", "physicist"):
+        for size in range(len(held) + 1):
+            for cards in combinations(held, size):
+                try:
+                    GAME.apply(state, 0, publish(profession, *cards))
+                    legal = True
+                except IllegalMove as refused:
+                    assert refused.code == "work_too_weak"
+                    legal = False
+                accepted += legal
+                predicted = profession in entries and filled(*entries[profession], list(cards)) is not None
+                assert predicted == legal, (profession, cards)
+    assert 0 < accepted < 3 * 2 ** len(held)
 
 
 def test_two_works_in_one_turn() -> None:

@@ -1,20 +1,26 @@
 """The yard's geometry, with the expected numbers worked out by hand so a regression shows."""
 from __future__ import annotations
 
+from itertools import chain
+from random import Random
 from typing import Any
 
 import pytest
 
 from engine.core import IllegalMove
+from engine.pof.actions import BUILD_MOVES, BUILDING_KINDS
+from engine.pof.data import BUILDINGS, LANDSCAPES
 from engine.pof.yard import (
     PALAZZO_MASK,
     check_placement,
     empty_squares,
+    forbidden_mask,
     has_placement,
     legal_placements,
     occupied_mask,
     orientations,
     placements,
+    selection,
 )
 
 
@@ -235,3 +241,31 @@ def test_occupied_mask_and_empty_squares() -> None:
     assert empty_squares(p) == 43 - 4 - 3 - 7  # 29
     assert occupied_mask(p) & 1  # (0, 0) is bit 0
     assert occupied_mask(p) >> (4 * 7 + 4) & 1  # (4, 4)
+
+
+def test_legal_placements_and_build_moves_agree_with_testing_every_placement() -> None:
+    """`selection` picks placements by byte masks; here each placement's squares are checked one by one
+    with check_placement, over yards filled at random, with and without the architects' licence."""
+    rng = Random(8)
+    for trial in range(40):
+        p = player(architects=trial % 3)
+        for _ in range(rng.randrange(8)):
+            kind = rng.choice([*BUILDINGS, *LANDSCAPES])
+            spots = legal_placements(p, kind)
+            if spots:
+                group = "buildings" if kind in BUILDINGS else "landscapes"
+                p[group].append({"kind": kind, "squares": rng.choice(spots)})
+        for kind in chain(BUILDINGS, LANDSCAPES):
+            expected = []
+            for placement in placements(kind):
+                try:
+                    expected.append(check_placement(p, kind, [list(sq) for sq in placement.squares]))
+                except IllegalMove:
+                    pass
+            assert legal_placements(p, kind) == expected, (trial, kind)
+            assert has_placement(p, kind) == bool(expected)
+        wanted = rng.sample(BUILDING_KINDS, rng.randrange(1, len(BUILDING_KINDS)))
+        picked = [m for m, keep in zip(BUILD_MOVES, selection(BUILDING_KINDS, wanted, forbidden_mask(p, wanted[0])))
+                  if keep]
+        assert picked == [{"type": "build", "building": kind, "squares": squares}
+                          for kind in BUILDING_KINDS if kind in wanted for squares in legal_placements(p, kind)]

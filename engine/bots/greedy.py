@@ -11,7 +11,7 @@ from itertools import combinations
 from statistics import mean
 from typing import Any, Callable
 
-from engine.core import Game, IllegalMove, Move, State
+from engine.core import Game, IllegalMove, Move, State, filled, fills
 from engine.pof import scoring, yard
 from engine.pof.data import BONUS_CARDS, ECONOMY, PROFESSIONS, ROUNDS, WORK_VALUE
 from engine.pof.actions import building_price
@@ -35,8 +35,17 @@ def choose(game: Game, state: State, seat: int, rng: random.Random) -> Move:
     entice = _best([m for m in moves if m["type"] == "entice"], lambda m: _entice_value(me, m), rng)
     if entice and _entice_value(me, entice) >= view["min_work_value"]:
         return entice  # free at any decision: a profession that can publish is worth taking at once
-    answers = [m for m in moves if m["type"] != "entice"]
+    answers = [_fill_fully(game, state, seat, m) for m in moves if m["type"] != "entice"]
     return _DECIDE[decision["kind"]](view, me, decision, answers, rng)
+
+
+def _fill_fully(game: Game, state: State, seat: int, move: Move) -> Move:
+    """The listed move with every choice that adds something: a work with every bonus card that raises it."""
+    if move["type"] != "publish":
+        return move  # the only move with fields to fill in; asking for the others costs time
+    for fill in fills(game, state, seat, move):
+        move = filled(move, fill, [choice["value"] for choice in fill["choices"] if choice["adds"] > 0]) or move
+    return move
 
 
 def _with(me: Player, **changes: Any) -> Player:

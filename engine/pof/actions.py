@@ -5,9 +5,9 @@ The round ends after the last turn: best work of the round, then the next auctio
 """
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import compress
 
-from engine.core import Event, IllegalMove, Move, State
+from engine.core import Event, Fill, IllegalMove, Move, State
 from engine.pof import auction, orders, scoring, yard
 from engine.pof.data import BUILDINGS, ECONOMY, FREEDOMS, MIN_WORK_VALUE, ROUNDS
 from engine.pof.table import add, deck_size, decide, draw, player, resolve, spend, take
@@ -47,11 +47,22 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     if cash >= ECONOMY["price_bonus_card"] and deck_size(state, "bonus_cards"):
         moves.append({"type": "buy_bonus_card"})
     if cash >= building_price(me):
-        kinds = [kind for kind in BUILDINGS if _building_open(state, seat, kind)]
-        moves += [{"type": "build", "building": k, "squares": s} for k, s in yard.legal_buildings(me, kinds)]
+        owned, left = {b["kind"] for b in me["buildings"]}, state["supply"]["buildings"]
+        kinds = [kind for kind in BUILDING_KINDS if kind not in owned and left[kind] > 0]  # as _building_open
+        if kinds:
+            forbidden = yard.forbidden_mask(me, kinds[0])  # the same for every building kind
+            moves += compress(BUILD_MOVES, yard.selection(BUILDING_KINDS, kinds, forbidden))
     moves += _publish_moves(state, seat)
     moves.append({"type": "end_turn"})
     return moves
+
+
+# Every build move there is, made once, in `yard.squares_of(BUILDING_KINDS)` order; listing picks out
+# the legal ones (`yard.selection`) and shares them, like their squares: moves are data nobody mutates.
+BUILDING_KINDS = tuple(BUILDINGS)
+BUILD_MOVES: tuple[Move, ...] = tuple(
+    {"type": "build", "building": kind, "squares": squares} for kind in BUILDING_KINDS for squares in yard.squares_of((kind,))
+)
 
 
 def building_price(me: dict) -> int:
@@ -157,19 +168,49 @@ def _building_open(state: State, seat: int, kind: str) -> bool:
 
 
 def _publish_moves(state: State, seat: int) -> list[Move]:
-    """Every profession in hand with every set of bonus cards that reaches the round's minimum."""
+    """One publish per profession in hand that can reach the round's minimum (see `publish_fills`).
+
+    It carries no bonus card when the profession reaches the minimum alone, else the fewest that do,
+    the biggest first. Listing every set of cards instead would grow as 2^cards (6 million at 20).
+    """
     me = player(state, seat)
     least = MIN_WORK_VALUE[state["round"] - 1]
     held = me["private"]["bonus_cards"]
+    c = scoring.court(me) if held else None
     moves: list[Move] = []
     for profession in me["private"]["hand"]:
-        base = scoring.work_value(me, profession, [])
-        bonus = {card: scoring.bonus_value(card, me, profession) for card in held}
-        for size in range(len(held) + 1):
-            for cards in combinations(held, size):
-                if base + sum(bonus[c] for c in cards) >= least:
-                    moves.append({"type": "publish", "profession": profession, "bonus_cards": list(cards)})
+        value = scoring.work_value(me, profession, [], c)
+        cards: list[str] = []
+        if value < least:
+            adds = [(scoring.bonus_value(card, me, profession, c), card) for card in held]
+            for extra, card in sorted(adds, key=lambda pair: -pair[0]):
+                value += extra
+                cards.append(card)
+                if value >= least:
+                    break
+        if value >= least:
+            moves.append({"type": "publish", "profession": profession, "bonus_cards": cards})
     return moves
+
+
+def publish_fills(state: State, seat: int, profession: str) -> list[Fill]:
+    """The bonus cards a listed publish may carry instead, and what each adds (`engine.core.Fillable`).
+
+    Any set of them is legal whose adds, with the work's value without cards, reach the round's
+    minimum, since each card adds its own value whatever goes with it (`scoring.work_value`).
+    """
+    me = player(state, seat)
+    held = me["private"]["bonus_cards"]
+    if not held or profession not in me["private"]["hand"]:
+        return []
+    c = scoring.court(me)
+    return [{
+        "field": "bonus_cards",
+        "choices": [{"value": card, "adds": scoring.bonus_value(card, me, profession, c)} for card in held],
+        "base": scoring.work_value(me, profession, [], c),
+        "least": MIN_WORK_VALUE[state["round"] - 1],
+        "measure": "work value",
+    }]
 
 
 def _end_round(state: State, events: list[Event]) -> None:

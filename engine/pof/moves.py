@@ -13,7 +13,7 @@ bid at once): the service then keeps it from everyone else, the version and the 
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from engine.core import IllegalMove
 from engine.pof.data import AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, PRESTIGE_CARDS, PROFESSIONS
@@ -84,7 +84,11 @@ MOVE_TYPES: dict[str, dict[str, Any]] = {
         "fields": {"building": names(BUILDINGS), "squares": SQUARES},
     },
     "publish": {
-        "doc": "Action: a profession in hand publishes a work, with these bonus cards added.",
+        "doc": (
+            "Action: a profession in hand publishes a work, with these bonus cards added. Listed once per"
+            " profession, with the fewest cards that reach the round's minimum; its fill says which cards"
+            " may go with it instead and what each adds."
+        ),
         "fields": {"profession": PROFESSION, "bonus_cards": list_of(BONUS_CARD)},
     },
     "split_payout": {
@@ -118,46 +122,63 @@ def check_shape(move: Any) -> dict[str, Any]:
     """Check that `move` is a known type with exactly its fields, each of the right JSON type."""
     if not isinstance(move, dict) or not isinstance(move.get("type"), str):
         raise IllegalMove("bad_move", "a move is an object with a string 'type'")
-    spec = MOVE_TYPES.get(move["type"])
-    if spec is None:
+    checks = _CHECKS.get(move["type"])
+    if checks is None:
         raise IllegalMove("unknown_move", f"unknown move type {move['type']!r}")
-    fields = spec["fields"]
-    given = set(move) - {"type"}
-    if given != set(fields):
-        missing, extra = sorted(set(fields) - given), sorted(given - set(fields))
+    if len(move) != len(checks) + 1 or not all(name in move for name in checks):
+        given, fields = set(move) - {"type"}, set(checks)
+        missing, extra = sorted(fields - given), sorted(given - fields)
         raise IllegalMove("bad_move", f"{move['type']}: missing {missing}, unexpected {extra}")
-    for name, schema in fields.items():
-        if not _matches(move[name], schema):
-            raise IllegalMove("bad_move", f"{move['type']}: field {name!r} is not a valid {schema['type']}")
+    for name, matches in checks.items():
+        if not matches(move[name]):
+            kind = MOVE_TYPES[move["type"]]["fields"][name]["type"]
+            raise IllegalMove("bad_move", f"{move['type']}: field {name!r} is not a valid {kind}")
     return move
 
 
-def _matches(value: Any, schema: dict[str, Any]) -> bool:
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_boolean(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _checker(schema: dict[str, Any]) -> Callable[[Any], bool]:
+    """A test of a value against one fragment, built once: every move `apply` gets is checked."""
     kind = schema["type"]
     if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return _is_integer
     if kind == "string":
-        return isinstance(value, str)
+        return _is_string
     if kind == "boolean":
-        return isinstance(value, bool)
+        return _is_boolean
     if kind == "array":
-        if not isinstance(value, list):
-            return False
-        if "maxItems" in schema and not schema["minItems"] <= len(value) <= schema["maxItems"]:
-            return False
-        return all(_matches(item, schema["items"]) for item in value)
+        item = _checker(schema["items"])
+        least, most = schema.get("minItems", 0), schema.get("maxItems")
+        if most is None:
+            return lambda value: isinstance(value, list) and all(map(item, value))
+        return lambda value: isinstance(value, list) and least <= len(value) <= most and all(map(item, value))
     if kind == "object":
-        return isinstance(value, dict) and all(
-            isinstance(name, str) and any(_matches(member, fragment) for fragment in _member_fragments(schema, name))
-            for name, member in value.items()
-        )
+        if "properties" not in schema:
+            member = _checker(schema["additionalProperties"])
+            return lambda value: isinstance(value, dict) and all(
+                isinstance(name, str) and member(each) for name, each in value.items())
+        # A name the object does not list may match any listed member's fragment: the rules refuse the
+        # name itself with a code of their own (unknown_item).
+        listed = {name: _checker(fragment) for name, fragment in schema["properties"].items()}
+        anyone = list(listed.values())
+        return lambda value: isinstance(value, dict) and all(
+            isinstance(name, str) and (listed[name](each) if name in listed else any(c(each) for c in anyone))
+            for name, each in value.items())
     raise ValueError(f"unknown schema type {kind}")
 
 
-def _member_fragments(schema: dict[str, Any], name: str) -> list[dict[str, Any]]:
-    """The fragments one member of an object may match: its own; for a name the object does not list,
-    any listed member's, since the rules refuse the name itself with a code of their own."""
-    if "properties" not in schema:
-        return [schema["additionalProperties"]]
-    listed = schema["properties"]
-    return [listed[name]] if name in listed else list(listed.values())
+_CHECKS: dict[str, dict[str, Callable[[Any], bool]]] = {
+    move_type: {name: _checker(fragment) for name, fragment in spec["fields"].items()}
+    for move_type, spec in MOVE_TYPES.items()
+}

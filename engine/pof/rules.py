@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from engine.core import Event, IllegalMove, Move, State, Viewer
+from engine.core import Event, Fill, IllegalMove, Move, State, Viewer
 from engine.pof import actions, auction, choices, orders, setup, view, yard
 from engine.pof.moves import MOVE_TYPES, check_shape
 from engine.pof.errors import ERROR_CODES
@@ -79,6 +79,16 @@ class PrincesOfFlorence:
         else:
             answers = choices.legal_moves(state, seat, kind)
         return choices.entice_moves(state, seat) + answers
+
+    def fill(self, state: State, seat: int, move: Move) -> list[Fill]:
+        """`engine.core.Fillable`: a publish lists one work per profession; these say which bonus cards
+        may go with it instead, and what each adds to the work's value."""
+        if move.get("type") != "publish":
+            return []
+        decision = decision_of(state, seat)
+        if decision is None or decision["kind"] != "action":
+            return []
+        return actions.publish_fills(state, seat, move["profession"])
 
     def apply(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
         check_shape(move)

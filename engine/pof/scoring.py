@@ -43,7 +43,7 @@ def court(player: Player) -> Court:
     for building in buildings:
         sizes[BUILDINGS[building["kind"]]["size"]] += 1
 
-    covered = {tuple(sq) for item in (*landscapes, *buildings) for sq in item["squares"]}
+    covered = sum(len(item["squares"]) for item in (*landscapes, *buildings))  # pieces never overlap (yard.py)
     counts.update(
         landscapes=len(landscapes),
         landscape_types=sum(1 for name in _LANDSCAPE_COUNT.values() if counts[name] > 0),
@@ -57,12 +57,18 @@ def court(player: Player) -> Court:
         freedoms=len(player.get("freedoms", [])),
         prestige_cards=len(private.get("prestige_cards", [])),
         works=len(player.get("works", [])),
-        person_cards=len(hand) + len(player.get("played", [])) + enticements
-        + player.get("enticements_received", 0),
+        person_cards=person_cards(player),
         cards_in_hand=len(hand) + enticements,
-        empty_squares=YARD_SQUARES - len(covered),
+        empty_squares=YARD_SQUARES - covered,
     )
     return counts
+
+
+def person_cards(player: Player) -> int:
+    """Professions in hand and played, unused enticement cards, and enticement cards received."""
+    private = player.get("private", {})
+    return (len(private.get("hand", [])) + len(player.get("played", [])) + private.get("enticements", 0)
+            + player.get("enticements_received", 0))
 
 
 def _categories(c: Court) -> int:
@@ -98,21 +104,31 @@ if set(_BONUS) | {"per_card_in_hand"} != set(BONUS_CARDS):
     raise RuntimeError("scoring.py and data.json disagree on the bonus cards")
 
 
-def bonus_value(card: str, player: Player, profession: str) -> int:
-    """What one bonus card adds to the work `profession` publishes now; unknown cards are refused."""
+def bonus_value(card: str, player: Player, profession: str, c: Court | None = None) -> int:
+    """What one bonus card adds to the work `profession` publishes now; unknown cards are refused.
+
+    `c` is the player's `court` when the caller has it already: listing a hand of cards needs one court,
+    not one per card.
+    """
     if card not in BONUS_CARDS:
         raise IllegalMove("unknown_bonus_card", f"no bonus card called {card!r}")
-    c = court(player)
+    if c is None:
+        c = court(player)
     if card == "per_card_in_hand":
         hand = player.get("private", {}).get("hand", [])
         return c["cards_in_hand"] - (1 if profession in hand else 0)
     return _BONUS[card](c)
 
 
-def work_value(player: Player, profession: str, bonus_cards: list[str]) -> int:
-    """The value of a work published now, before the round's minimum is checked."""
+def work_value(player: Player, profession: str, bonus_cards: list[str], c: Court | None = None) -> int:
+    """The value of a work published now, before the round's minimum is checked; `c` as in `bonus_value`.
+
+    Each card adds its `bonus_value` whatever other cards go with it, so a work's value is the value
+    without cards plus each card's: what lets `legal_moves` list one work per profession.
+    """
     prefs = PROFESSIONS[profession]
-    c = court(player)
+    if c is None and bonus_cards:
+        c = court(player)
     value = 0
     if any(b["kind"] == prefs["building"] for b in player.get("buildings", [])):
         value += WORK_VALUE["building"]
@@ -120,9 +136,9 @@ def work_value(player: Player, profession: str, bonus_cards: list[str]) -> int:
         value += WORK_VALUE["landscape"]
     if prefs["freedom"] in player.get("freedoms", []):
         value += WORK_VALUE["freedom"]
-    value += WORK_VALUE["per_juggler"] * c["jugglers"]
-    value += WORK_VALUE["per_person_card"] * c["person_cards"]
-    return value + sum(bonus_value(card, player, profession) for card in bonus_cards)
+    value += WORK_VALUE["per_juggler"] * player.get("jugglers", 0)
+    value += WORK_VALUE["per_person_card"] * (person_cards(player) if c is None else c["person_cards"])
+    return value + sum(bonus_value(card, player, profession, c) for card in bonus_cards)
 
 
 def _card_points(card_id: str, seat_index: int, courts: list[Court]) -> int:

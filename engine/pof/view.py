@@ -26,7 +26,7 @@ def _with_counts(seat_state: dict[str, Any]) -> dict[str, Any]:
             "bonus_cards": len(private["bonus_cards"]),
             "prestige_cards": len(private["prestige_cards"]),
             "enticements": private["enticements"],
-            "person_cards": scoring.court(seat_state)["person_cards"],
+            "person_cards": scoring.person_cards(seat_state),
         },
     }
 

@@ -2,7 +2,7 @@
 
 Squares are ``[row, col]``, row 0 at the top, col 0 at the left. Internally a set of squares is a
 49-bit int (bit ``r * GRID_COLS + c``), because the rules engine and the bots ask "where can this
-piece go?" many times per move, and a single AND per placement answers it.
+piece go?" many times per move; `selection` answers it for every placement of several kinds at once.
 
 Rules: a piece may be turned and mirrored and must lie on empty squares inside the grid. Landscapes
 may touch anything. A building placed by a player with fewer than 2 architects may not share an edge
@@ -11,6 +11,7 @@ with another building or with the Palazzo (corners are fine); landscapes never r
 from __future__ import annotations
 
 from functools import cache
+from itertools import compress
 from typing import Any, Iterable, NamedTuple
 
 from engine.core import IllegalMove
@@ -33,10 +34,13 @@ def _bit(r: int, c: int) -> int:
     return 1 << (r * GRID_COLS + c)
 
 
+_BITS = [1 << index for index in range(GRID_ROWS * GRID_COLS)]
+
+
 def _mask_of(squares: Iterable[Iterable[int]]) -> int:
     mask = 0
     for r, c in squares:
-        mask |= _bit(r, c)
+        mask |= _BITS[r * GRID_COLS + c]
     return mask
 
 
@@ -117,9 +121,50 @@ def placements(kind: str) -> list[Placement]:
 
 
 @cache
-def _placement_table(kind: str) -> tuple[tuple[int, list[list[int]]], ...]:
-    """(mask, JSON-ready squares) per placement, in `placements` order: the hot loop's input."""
-    return tuple((p.mask, [list(sq) for sq in p.squares]) for p in placements(kind))
+def squares_of(kinds: tuple[str, ...]) -> tuple[list[list[int]], ...]:
+    """JSON-ready squares of every placement of `kinds`, kind after kind, each in `placements` order.
+
+    The lists are shared by every caller (copying them was most of the cost of listing legal moves):
+    moves are data that nobody mutates, and `check_placement` builds its own lists.
+    """
+    return tuple([list(sq) for sq in p.squares] for kind in kinds for p in placements(kind))
+
+
+@cache
+def _bytemasks(kinds: tuple[str, ...]) -> tuple[tuple[int, ...], dict[str, int], int]:
+    """Over the placements of `squares_of(kinds)`, one byte each: per square of the grid, 1 in the
+    bytes of the placements that cover it; per kind, 1 in the bytes of its placements; their count."""
+    per_square = [0] * (GRID_ROWS * GRID_COLS)
+    per_kind: dict[str, int] = {}
+    index = 0
+    for kind in kinds:
+        per_kind[kind] = 0
+        for p in placements(kind):
+            byte = 1 << (8 * index)
+            per_kind[kind] |= byte
+            for r, c in p.squares:
+                per_square[r * GRID_COLS + c] |= byte
+            index += 1
+    return tuple(per_square), per_kind, index
+
+
+def selection(kinds: tuple[str, ...], wanted: Iterable[str], forbidden: int) -> bytes:
+    """One byte per placement of `squares_of(kinds)`: 1 for those of a `wanted` kind that cover none
+    of `forbidden`, else 0; `itertools.compress` picks them out in C.
+
+    Testing 1,458 building placements one by one in Python was a fifth of a random game's time; this
+    ORs one big int per forbidden square instead.
+    """
+    per_square, per_kind, count = _bytemasks(kinds)
+    allowed = 0
+    for kind in wanted:
+        allowed |= per_kind[kind]
+    blocked = 0
+    while forbidden:
+        lowest = forbidden & -forbidden
+        blocked |= per_square[lowest.bit_length() - 1]
+        forbidden ^= lowest
+    return (allowed & ~blocked).to_bytes(count, "little")
 
 
 @cache
@@ -143,7 +188,7 @@ def occupied_mask(player: dict[str, Any]) -> int:
     )
 
 
-def _forbidden_mask(player: dict[str, Any], kind: str) -> int:
+def forbidden_mask(player: dict[str, Any], kind: str) -> int:
     """Squares a new piece of `kind` may not cover, computed once per query."""
     forbidden = occupied_mask(player)
     if is_building(kind) and player.get("architects", 0) < ARCHITECTS_TO_TOUCH:
@@ -152,27 +197,16 @@ def _forbidden_mask(player: dict[str, Any], kind: str) -> int:
 
 
 def legal_placements(player: dict[str, Any], kind: str) -> list[list[list[int]]]:
-    """Squares of every legal placement of `kind` for this player, in `placements` order.
-
-    The square lists are shared with the cache (copying them was most of the cost of listing legal
-    moves): moves are data that nobody mutates, and `check_placement` builds its own lists.
-    """
-    forbidden = _forbidden_mask(player, kind)
-    return [squares for mask, squares in _placement_table(kind) if not mask & forbidden]
-
-
-def legal_buildings(player: dict[str, Any], kinds: Iterable[str]) -> list[tuple[str, list[list[int]]]]:
-    """(kind, squares) of every legal placement of each building kind: one forbidden mask for all."""
-    forbidden = _forbidden_mask(player, next(iter(BUILDINGS)))
-    return [
-        (kind, squares) for kind in kinds for mask, squares in _placement_table(kind) if not mask & forbidden
-    ]
+    """Squares of every legal placement of `kind` for this player, in `placements` order (shared lists,
+    see `squares_of`)."""
+    kinds = (kind,)
+    return list(compress(squares_of(kinds), selection(kinds, kinds, forbidden_mask(player, kind))))
 
 
 def has_placement(player: dict[str, Any], kind: str) -> bool:
-    """Whether the piece fits anywhere; stops at the first legal placement."""
-    forbidden = _forbidden_mask(player, kind)
-    return any(not p.mask & forbidden for p in placements(kind))
+    """Whether the piece fits anywhere."""
+    kinds = (kind,)
+    return 1 in selection(kinds, kinds, forbidden_mask(player, kind))
 
 
 def _where(square: Square) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import request
 from marshmallow import ValidationError
 
-from engine.core import redact
+from engine.core import fills, redact
 from service import games, playing
 from service.problems import Problem
 from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, blueprint, caller, conditional,
@@ -22,7 +22,11 @@ PENDING_KEYS = tuple(PendingOut._declared_fields)
 @blp.alt_response(304, description="Not Modified: the caller's moves are as in the ETag he sent")
 @documented(blp, "token_required", "not_a_seat", "wrong_game", "game_not_found", parameters=[IF_NONE_MATCH])
 def list_legal_moves(game_id):
-    """Every move the caller's seat may make now, labelled; free moves are listed by type."""
+    """Every move the caller's seat may make now, labelled; free moves are listed by type.
+
+    A move with a field to fill in is listed once, legal as it is; its `fill` says what else the field
+    may hold (a publish: which bonus cards, and what each adds to the work).
+    """
     table = load_game(game_id)
     seat = seat_of(table, caller())
     game = table.game
@@ -30,7 +34,8 @@ def list_legal_moves(game_id):
     return conditional({
         "version": table.version, "seat": seat,
         "pending": [d for d in table.pending if d["seat"] == seat],
-        "moves": [{"move": move, "label": game.describe(move)} for move in moves],
+        "moves": [{"move": move, "label": game.describe(move), "fill": fills(game, table.state, seat, move)}
+                  for move in moves],
         "free": [{"type": t, "doc": spec["doc"]} for t, spec in game.move_types.items() if spec.get("free")],
     }, table.version)
 
