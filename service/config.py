@@ -1,16 +1,27 @@
 """Configuration from the environment, and the store built from it: one place for the web app, the
-workers and the command line. README lists every variable with its default."""
+workers and the command line. README lists every variable with its default.
+
+`REDIS_URL` is the game store: a plain Redis (``redis://``, ``rediss://``, ``unix://``) or a Redis
+Cluster, named as ``redis+cluster://host:port[,host:port...]`` (the form the `limits` library
+takes, so the same URL can serve the rate limits). A plain URL that leads to a cluster node is
+refused with the URL to write instead. RQ's queues need a plain Redis: `PALAZZO_QUEUE_URL`, which
+defaults to the store's own Redis and must be set when the store is a cluster.
+"""
 from __future__ import annotations
 
 import os
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 
 from service import followups, playing
 from service.links import LOCAL_BASE_URL
-from service.store import Store, connect
+from service.store import CLUSTER_SCHEME, Store, cluster_nodes, connect, is_cluster_url, refuse_cluster_node
 
+
+class ConfigError(RuntimeError):
+    """A setting the service cannot run with; the message says what to set."""
 
 
 def settings() -> dict[str, Any]:
@@ -23,6 +34,8 @@ def settings() -> dict[str, Any]:
         "MIN_DEADLINE": int(env("PALAZZO_MIN_DEADLINE", "60")),
         "BASE_URL": env("PALAZZO_BASE_URL", LOCAL_BASE_URL),
         "RATE_LIMIT": env("PALAZZO_RATE_LIMIT", "600 per minute"),
+        # None: the game store's Redis, as `rate_limit_storage` writes it (computed there, not here,
+        # because the app may be given another REDIS_URL than the environment's)
         "RATE_LIMIT_STORAGE": env("PALAZZO_RATE_LIMIT_STORAGE"),
         "CORS_ORIGINS": [o.strip() for o in env("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
         "GAMES": env("PALAZZO_GAMES", "princes-of-florence").split(","),
@@ -33,11 +46,57 @@ def settings() -> dict[str, Any]:
     return config
 
 
+def rate_limit_storage(config: dict[str, Any]) -> str:
+    """flask-limiter's storage URI: PALAZZO_RATE_LIMIT_STORAGE, else the game store's Redis.
+
+    A cluster store is handed over in the `limits` library's own ``redis+cluster://`` form with every
+    node's port written out (`limits` requires them); a plain URL is used as it is.
+    """
+    if config.get("RATE_LIMIT_STORAGE"):
+        return config["RATE_LIMIT_STORAGE"]
+    url = config["REDIS_URL"]
+    if not is_cluster_url(url):
+        return url
+    auth = urlsplit(url).netloc.rpartition("@")[0]
+    nodes = ",".join(f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in cluster_nodes(url))
+    return f"{CLUSTER_SCHEME}://{auth + '@' if auth else ''}{nodes}"
+
+
+def queue_url(config: dict[str, Any]) -> str:
+    """The Redis of RQ's queues and scheduled jobs: PALAZZO_QUEUE_URL, else the game store's own.
+
+    RQ needs a plain Redis (its job keys and queues are not kept in one slot), so a cluster store
+    has none to lend: without PALAZZO_QUEUE_URL the service refuses to start.
+    """
+    url = config.get("QUEUE_URL")
+    if url:
+        if is_cluster_url(url):
+            raise ConfigError("PALAZZO_QUEUE_URL must name a plain Redis (redis://host:port/0): RQ cannot use a cluster")
+        return url
+    if is_cluster_url(config["REDIS_URL"]):
+        raise ConfigError("REDIS_URL is a Redis Cluster, and RQ's queues need a plain Redis: set PALAZZO_QUEUE_URL "
+                          "(e.g. redis://queue-host:6379/0, with an append-only file: it holds the scheduled jobs)")
+    return config["REDIS_URL"]
+
+
 def make_store(config: dict[str, Any]) -> Store:
-    """The game store with its followups: RQ jobs on the queue Redis, or bots inline (no workers)."""
-    if config["JOBS"] == "inline":
-        after = followups.Inline(playing.run_bots)
-    else:
-        queues = redis.Redis.from_url(config["QUEUE_URL"] or config["REDIS_URL"])  # RQ wants bytes, not str
-        after = followups.Queued(queues, bot_delay=config["BOT_DELAY"])
-    return Store(connect(config["REDIS_URL"]), after)
+    """The game store with its followups: RQ jobs on the queue Redis, or bots inline (no workers).
+
+    The deadline index lives with the games (`followups.DeadlineIndex`). When the queues share the
+    store's one Redis, its writes ride in the same pipeline as the jobs (one round trip); otherwise
+    (a cluster, or a separate queue Redis) they go to the store first, then the jobs to the queues.
+    """
+    url = config["REDIS_URL"]
+    inline = config["JOBS"] == "inline"
+    queues_at = None if inline else queue_url(config)  # refused before anything connects
+    if not is_cluster_url(url):
+        refuse_cluster_node(url)
+    client = connect(url)
+    if inline:
+        return Store(client, followups.Inline(playing.run_bots))
+    queues = redis.Redis.from_url(queues_at)  # RQ wants bytes, not str
+    shared = queues_at == url
+    if not shared:
+        refuse_cluster_node(queues_at, "PALAZZO_QUEUE_URL")
+    index = followups.DeadlineIndex(queues if shared else client)
+    return Store(client, followups.Queued(queues, bot_delay=config["BOT_DELAY"], index=index))

@@ -95,6 +95,14 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60
     The creator gets the host token and the tokens of seats without an address. A seat with an
     address is only ever reached through a link mailed to it, so naming somebody's address never
     hands you his seat. With a drawn `seat_order`, seat i is the player listed at seat_order[i].
+
+    The keys lie in several Redis Cluster slots (each token, each address, and the game's own), and
+    a transaction may span one slot only, so the writes go in two steps, in an order in which a
+    crash between them leaves nothing that matters: first the tokens and the address indexes (one
+    pipelined round trip, not a transaction), then the game itself (one transaction in its slot),
+    which is the step that makes it exist. A crash in between leaves tokens nobody was given for a
+    game that does not exist (it answers 404 to them), and address entries that `/me/turns` skips
+    because the game does not name the address.
     """
     try:
         game = get_game(spec["game"])
@@ -249,6 +257,13 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]
     """Hand a seat to another player or a bot: (table, token for the host to pass on, whom to invite).
 
     The old seat token stops working at once; a seat with an address gets its link by mail only.
+
+    Three steps, since a transaction may span only one Redis Cluster slot and the new seat's token
+    and address index lie in other slots than the game: the new seat's keys first (undone if the
+    game refuses the change), then the game's commit, which hands the seat over, then the old token
+    and address entry go, in one round trip. A crash before the last step leaves an address entry
+    that `/me/turns` skips (the game no longer names that address), and the old seat token alive
+    unless the caller check compares it with the token id the seat names (`meta.seats[n].token`).
     """
     if not 0 <= seat < len(table.meta["seats"]):
         raise Problem("seat_not_found", f"no seat {seat}")
@@ -261,13 +276,25 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]
         pipe.execute()
     seats = list(table.meta["seats"])
     seats[seat] = entry
-    table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats},
-                         event={"type": "seat_replaced", "seat": seat, "name": entry["name"]})
-    if old.get("token"):
-        store.redis.delete(token_key(old["token"]))
-    if old.get("email_hash") and old.get("email_hash") != entry.get("email_hash"):
-        store.redis.srem(email_key(old["email_hash"], "seats"), f"{table.id}:{seat}")
+    try:
+        table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats},
+                             event={"type": "seat_replaced", "seat": seat, "name": entry["name"]})
+    except Problem:
+        _drop_seat_keys(store, table.id, seat, entry, keep_email=old.get("email_hash"))
+        raise
+    _drop_seat_keys(store, table.id, seat, old, keep_email=entry.get("email_hash"))
     return table, token, invite
+
+
+def _drop_seat_keys(store: Store, game_id: str, seat: int, entry: dict[str, Any], keep_email: str | None) -> None:
+    """Remove a seat entry's token and its address's index entry (unless that address still holds
+    the seat), in one round trip; the keys lie in different slots, so not as one transaction."""
+    with store.redis.pipeline(transaction=False) as pipe:
+        if entry.get("token"):
+            pipe.delete(token_key(entry["token"]))
+        if entry.get("email_hash") and entry["email_hash"] != keep_email:
+            pipe.srem(email_key(entry["email_hash"], "seats"), f"{game_id}:{seat}")
+        pipe.execute()
 
 
 def replay(store: Store, game_id: str) -> dict[str, Any]:
@@ -294,7 +321,9 @@ def wait_for_events(store: Store, game_id: str, after: int, seconds: float) -> N
     """Return once the feed holds more than `after` events, or after `seconds` (a long-poll).
 
     Subscribes before looking, so an event committed in between is never missed: the commit script
-    publishes on the game's channel whenever it appends to the feed.
+    publishes on the game's channel whenever it appends to the feed. On a Redis Cluster the client
+    subscribes at the master of the channel's slot (the game's, by its hash tag); a classic PUBLISH
+    reaches the subscribers of every node anyway.
     """
     with store.redis.pubsub(ignore_subscribe_messages=True) as channel:
         channel.subscribe(feed_channel(game_id))

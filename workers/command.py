@@ -4,17 +4,22 @@ Jobs run in the worker's own process (RQ's SimpleWorker): they are short, and fo
 for each held a worker to about 20 jobs a second (`--fork` restores it). The sweep runs in a thread
 and only reads the deadline index and queues jobs. Several workers may run at once: each sweeps,
 a swept game is claimed so that it is queued once, and a job that runs twice moves once.
+
+RQ runs on the queue Redis (PALAZZO_QUEUE_URL, a plain Redis); the games, and the deadline index the
+sweep reads, on REDIS_URL, which may be a Redis Cluster. A setting it cannot run with stops it at
+once with status 2 and a message saying what to set.
 """
 from __future__ import annotations
 
 import argparse
 import logging
 import os
+import sys
 import threading
 
 from rq import SimpleWorker, Worker
 
-from service.followups import QUEUE
+from service.followups import QUEUE, Queued
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +44,15 @@ def _sweep_forever(every: float, stop: threading.Event) -> None:
 def run(args: argparse.Namespace) -> int:
     from workers import context
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    connection = context.store().followups.connection
+    try:
+        store = context.store()
+    except RuntimeError as error:  # a setting it cannot run with (e.g. a cluster store and no PALAZZO_QUEUE_URL)
+        print(f"palazzo worker: {error}", file=sys.stderr)
+        return 2
+    if not isinstance(store.followups, Queued):
+        print("palazzo worker: PALAZZO_JOBS=inline runs no jobs; a worker needs PALAZZO_JOBS=rq", file=sys.stderr)
+        return 2
+    connection = store.followups.connection  # the queue Redis: plain, even when the store is a cluster
     stop = threading.Event()
     threading.Thread(target=_sweep_forever, args=(args.sweep, stop), name="sweep", daemon=True).start()
     try:

@@ -47,23 +47,26 @@ def enforce(game_id: str) -> int:
 
 
 def due_games(store: Store, now: float | None = None, batch: int = 500) -> list[tuple[str, float]]:
-    """Games whose indexed deadline has passed, with it: O(log n + due), whatever the number not yet due."""
-    now = time.time() if now is None else now
-    due = store.followups.connection.zrangebyscore(followups.DEADLINE_INDEX, "-inf", now, start=0, num=batch,
-                                                   withscores=True)
-    return [(game_id.decode(), at) for game_id, at in due]
+    """Games whose indexed deadline has passed, with it, earliest first: one ZRANGEBYSCORE per shard
+    of the index (O(log n + due) each), pipelined, whatever the number of games not yet due."""
+    return store.followups.index.due(time.time() if now is None else now, batch)
 
 
 def sweep(grace: float = LATE, claim_for: int = CLAIM_SECONDS) -> int:
     """Queue enforcement for every game whose deadline passed more than `grace` seconds ago (its
     scheduled job should have run by then); returns how many were queued.
 
-    Each (game, deadline) is claimed for `claim_for` seconds first, so neither this worker's next
-    sweep nor another worker's queues it again while the job waits in a backlog.
+    Each (game, deadline) is claimed for `claim_for` seconds first (a key on the queue Redis, next
+    to the jobs), so neither this worker's next sweep nor another worker's queues it again while the
+    job waits in a backlog. Entries of the unsharded index of earlier versions are moved into the
+    shards first (`DeadlineIndex.adopt`).
     """
     store = context.store()
     connection = store.followups.connection
+    store.followups.index.adopt(connection)
     due = due_games(store, time.time() - grace)
+    if not due:
+        return 0
     with connection.pipeline(transaction=False) as pipe:
         for game_id, at in due:
             pipe.set(f"pz:swept:{game_id}:{int(at)}", "1", nx=True, ex=claim_for)

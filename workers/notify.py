@@ -83,12 +83,20 @@ def _send_decision(store, mail, due) -> None:
 
 
 def flush(email_hash: str) -> int:
-    """Send what was held for one player: one mail as it is, several merged into one."""
+    """Send what was held for one player: one mail as it is, several merged into one.
+
+    The list and its flush mark lie in different Redis Cluster slots, so they cannot go in one
+    transaction: the mark goes first, then the list is read and emptied in one transaction in its
+    slot. A mail held in between sets a new mark and its own flush job, and is sent by this one (a
+    little before its window ends) or that one, never by both. A crash between the two steps leaves
+    the list held until the next mail to the player, whose new mark schedules a flush.
+    """
     store = context.store()
     held = email_key(email_hash, "held")
+    store.redis.delete(f"{held}:flush")
     with store.redis.pipeline(transaction=True) as pipe:
         pipe.lrange(held, 0, -1)
-        pipe.delete(held, f"{held}:flush")
+        pipe.delete(held)
         raw, _ = pipe.execute()
     mails = [Mail.from_json(json.loads(item)) for item in raw]
     if mails:

@@ -17,6 +17,10 @@ blp = blueprint("players", "A player's games across the server, and signing in b
 @documented(blp, "token_required")
 def list_my_turns():
     """The decisions waiting for the caller in all his games, most urgent deadline first."""
+    # His games come from his address's index (pz:email:<hash>:seats, one key per player), then every
+    # game's head in one pipelined round trip (not a transaction: on a Redis Cluster the games lie in
+    # many slots). The index is written before a game exists and cleaned after a seat changes hands,
+    # so a seat counts only while its game still names his address.
     who = caller()
     if who.kind == "player":
         seats = [member.rsplit(":", 1) for member in store().redis.smembers(email_key(who.email, "seats"))]
@@ -32,9 +36,12 @@ def list_my_turns():
     for (game_id, seat), (version, status, pending, meta) in zip(seats, heads):
         if status != "running":
             continue
+        meta = json.loads(meta)
+        if who.kind == "player" and meta["seats"][int(seat)].get("email_hash") != who.email:
+            continue
         for decision in json.loads(pending):
             if decision["seat"] == int(seat):
-                turns.append({"game_id": game_id, "game": json.loads(meta)["game"], "seat": int(seat),
+                turns.append({"game_id": game_id, "game": meta["game"], "seat": int(seat),
                               "kind": decision["kind"], "deadline_at": decision["deadline_at"],
                               "version": int(version)})
     turns.sort(key=lambda t: (t["deadline_at"] or "9999", t["game_id"]))
