@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import http
 import logging
-import time
 
-from flask import current_app
-from flask_limiter.errors import RateLimitExceeded
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from werkzeug.exceptions import HTTPException
@@ -40,18 +37,9 @@ class ProblemApi(Api):
         extra = {}
         if "messages" in data or "errors" in data:
             extra["errors"] = data.get("errors") or data["messages"]
-        if isinstance(error, RateLimitExceeded):
-            extra["retry_after"] = self._retry_after()
-            headers["Retry-After"] = str(extra["retry_after"])
         detail = data.get("message") or error.description or http.HTTPStatus(status).phrase
         return problem_response(status, GENERIC.get(status, http.HTTPStatus(status).name.lower()), detail,
                                 headers, **extra)
-
-    @staticmethod
-    def _retry_after() -> int:
-        """Seconds until the breached moving window lets one more request through."""
-        breached = current_app.extensions["palazzo.limiter"].current_limit
-        return max(1, int(breached.reset_at - time.time() + 0.999)) if breached else 1
 
     def _register_responses(self):
         """Only the default error, as a problem document: `documented` writes each status out in full."""

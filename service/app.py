@@ -8,10 +8,9 @@ import redis
 from flask import Flask, Response, current_app, g, request
 from flask.sessions import SessionInterface
 from flask_cors import CORS
-from flask_limiter import Limiter
 
 from engine.core import game_names, get_game
-from service import callers
+from service import callers, ratelimit
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
 from service.config import make_store, settings
@@ -84,16 +83,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         api.register_blueprint(blueprint)
     for page in (signin_page, oneclick, unsubscribe, dev_mailbox, mail_events):
         app.register_blueprint(page.bp)
+    app.extensions["palazzo.limit"] = ratelimit.Limit.parse(app.config["RATE_LIMIT"])
     app.before_request(_identify)
-    limiter = Limiter(
-        key_func=lambda: g.caller.identity, default_limits=[lambda: current_app.config["RATE_LIMIT"]],
-        default_limits_exempt_when=lambda: request.endpoint in OPEN_ENDPOINTS or request.endpoint is None,
-        storage_uri=app.config["RATE_LIMIT_STORAGE"] or app.config["REDIS_URL"], strategy="moving-window",
-        key_prefix="pz-rate",
-    )
-    limiter.init_app(app)
-    app.extensions["palazzo.limiter"] = limiter
     app.before_request(_refuse_bad_token)
+    app.after_request(_count_request)
     app.after_request(_cache_headers)
     app.register_error_handler(redis.ConnectionError, _store_unavailable)
     app.register_error_handler(redis.TimeoutError, _store_unavailable)
@@ -105,20 +98,34 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
 
 def _identify() -> None:
-    """Resolve the caller before the rate limit counts him and before any view runs.
+    """Resolve the caller and weigh his rate limit before any view runs, in one Redis round trip
+    that only reads.
 
-    A path naming a game has that game read in the same Redis round trip; the view takes it with
-    `resources.common.load_game`, so a move costs one read and the commit.
+    A path naming a game has that game read in the same round trip; the view takes it with
+    `resources.common.load_game`, so a move costs this read and the commit. The limit is read for
+    the identity the request claims; a token that turns out bad is counted against the sender's
+    address instead, so forged tokens neither get limits of their own nor make keys.
     """
-    g.pop("prefetched_game", None)  # never a copy from an earlier request sharing this app context
+    for name in ("prefetched_game", "uncounted"):  # never left over from an earlier request
+        g.pop(name, None)
     g.refusal = None
     if request.endpoint in OPEN_ENDPOINTS or request.endpoint is None:
         g.caller = callers.Caller("anonymous", f"a:{request.remote_addr}")
         return
+    store, limit = current_app.extensions["palazzo.store"], current_app.extensions["palazzo.limit"]
+    window = ratelimit.Window.at(limit, "request", callers.claimed_identity(request))
     game_id = (request.view_args or {}).get("game_id")
-    g.caller, head, g.refusal = callers.identify(current_app.extensions["palazzo.store"], request, game_id,
-                                                 LOAD_FIELDS)
-    if head is not None:
+    g.caller, head, g.refusal, counters = callers.identify(store, request, game_id, LOAD_FIELDS, window.read)
+    if g.refusal is not None:  # a bad token: checked and counted against the address, at once
+        wait = ratelimit.hit(store.redis, limit, "request", g.caller.identity)
+    else:
+        wait = window.retry_after(counters)
+        g.uncounted = window
+    if wait is not None:
+        g.pop("uncounted", None)
+        g.refusal = Problem("rate_limited", f"too many requests; try again in {wait} s",
+                            headers={"Retry-After": str(wait)}, retry_after=wait)
+    elif head is not None:
         g.prefetched_game = (game_id, head)
 
 
@@ -131,6 +138,16 @@ def _refuse_bad_token() -> Response | None:
     if g.caller.kind == "anonymous" and getattr(view, "token_required", False):
         return render(Problem("token_required", "send a token as 'Authorization: Bearer <token>'"))
     return None
+
+
+def _count_request(response: Response) -> Response:
+    """Count the request against its caller's limit, unless a commit has counted it already."""
+    window = g.pop("uncounted", None)
+    if window is not None:
+        with current_app.extensions["palazzo.store"].redis.pipeline(transaction=False) as pipe:
+            window.count(pipe)
+            pipe.execute()
+    return response
 
 
 def _cache_headers(response: Response) -> Response:

@@ -3,6 +3,7 @@ reads that game too, so a request needs no second read before its commit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from flask import Request
 
@@ -26,12 +27,21 @@ class Caller:
     email: str | None = None
 
 
-def identify(store: Store, request: Request, game_id: str | None = None, game_fields: tuple[str, ...] = ()
-             ) -> tuple[Caller, dict[str, str | None] | None, Problem | None]:
-    """Resolve the Authorization header: (caller, the game's head when `game_id`, a 401 to answer).
+def claimed_identity(request: Request) -> str:
+    """Who the request says it is, before anything is checked: the bearer token's id, or the address."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    parts = tokens.split(token.strip()) if scheme.lower() == "bearer" else None
+    return f"t:{parts[0]}" if parts else f"a:{request.remote_addr}"
+
+
+def identify(store: Store, request: Request, game_id: str | None = None, game_fields: tuple[str, ...] = (),
+             also: Callable[[Any], None] | None = None
+             ) -> tuple[Caller, dict[str, str | None] | None, Problem | None, Any]:
+    """Resolve the Authorization header: (caller, the game's head when `game_id`, a 401 to answer,
+    the answer to what `also` read in the same round trip).
 
     A bad token yields an anonymous caller (keyed by address) and the 401 problem, so that the rate
-    limit is counted before the refusal.
+    limit is counted against the address before the refusal.
     """
     address = f"a:{request.remote_addr}"
     header = request.headers.get("Authorization", "")
@@ -41,19 +51,22 @@ def identify(store: Store, request: Request, game_id: str | None = None, game_fi
         parts = tokens.split(token.strip()) if scheme.lower() == "bearer" else None
         if parts is None:
             return Caller("anonymous", address), None, Problem(
-                "bad_token", "send 'Authorization: Bearer <token>' with a token we issued")
+                "bad_token", "send 'Authorization: Bearer <token>' with a token we issued"), None
     fields = head_fields(game_fields)
     with store.redis.pipeline(transaction=False) as pipe:
         if parts:
             pipe.get(token_key(parts[0]))
         if game_id is not None:
             pipe.hmget(game_key(game_id, "game"), fields)
+        if also is not None:
+            also(pipe)
         answers = pipe.execute()
+    extra = answers.pop() if also is not None else None
     head = dict(zip(fields, answers[-1])) if game_id is not None else None
     if not parts:
-        return Caller("anonymous", address), head, None
+        return Caller("anonymous", address), head, None, extra
     record = tokens.check(answers[0], parts[1])
     if record is None:
-        return Caller("anonymous", address), None, Problem("bad_token", "this token is unknown or revoked")
+        return Caller("anonymous", address), None, Problem("bad_token", "this token is unknown or revoked"), None
     caller = Caller(record["kind"], f"t:{parts[0]}", record.get("game"), record.get("seat"), record.get("email"))
-    return caller, head, None
+    return caller, head, None, extra

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 from typing import Any
-from urllib.parse import urlsplit
 
 import redis
 
 from service import followups, playing
 from service.links import LOCAL_BASE_URL
-from service.store import CLUSTER_SCHEME, Store, cluster_nodes, connect, is_cluster_url, refuse_cluster_node
+from service.store import Store, connect, is_cluster_url, refuse_cluster_node
 
 
 class ConfigError(RuntimeError):
@@ -34,9 +33,6 @@ def settings() -> dict[str, Any]:
         "MIN_DEADLINE": int(env("PALAZZO_MIN_DEADLINE", "60")),
         "BASE_URL": env("PALAZZO_BASE_URL", LOCAL_BASE_URL),
         "RATE_LIMIT": env("PALAZZO_RATE_LIMIT", "600 per minute"),
-        # None: the game store's Redis, as `rate_limit_storage` writes it (computed there, not here,
-        # because the app may be given another REDIS_URL than the environment's)
-        "RATE_LIMIT_STORAGE": env("PALAZZO_RATE_LIMIT_STORAGE"),
         "CORS_ORIGINS": [o.strip() for o in env("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
         "GAMES": env("PALAZZO_GAMES", "princes-of-florence").split(","),
         "MAIL_EVENTS_SECRET": env("PALAZZO_MAIL_EVENTS_SECRET"),
@@ -44,22 +40,6 @@ def settings() -> dict[str, Any]:
     if env("PALAZZO_SECRET"):
         config["SECRET_KEY"] = env("PALAZZO_SECRET")
     return config
-
-
-def rate_limit_storage(config: dict[str, Any]) -> str:
-    """flask-limiter's storage URI: PALAZZO_RATE_LIMIT_STORAGE, else the game store's Redis.
-
-    A cluster store is handed over in the `limits` library's own ``redis+cluster://`` form with every
-    node's port written out (`limits` requires them); a plain URL is used as it is.
-    """
-    if config.get("RATE_LIMIT_STORAGE"):
-        return config["RATE_LIMIT_STORAGE"]
-    url = config["REDIS_URL"]
-    if not is_cluster_url(url):
-        return url
-    auth = urlsplit(url).netloc.rpartition("@")[0]
-    nodes = ",".join(f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in cluster_nodes(url))
-    return f"{CLUSTER_SCHEME}://{auth + '@' if auth else ''}{nodes}"
 
 
 def queue_url(config: dict[str, Any]) -> str:

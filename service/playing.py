@@ -41,14 +41,15 @@ class Played:
 
 def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout: bool = False,
          bot: str | None = None, answer: Callable[[Table, list[dict[str, Any]]], dict] | None = None,
-         idempotency_key: str | None = None) -> Played:
+         idempotency_key: str | None = None, also: Callable[[Any], None] | None = None) -> Played:
     """Apply one move to the table as loaded and commit it at the table's revision.
 
     The outcome may be a refusal (stale, status, duplicate): the caller decides what that means.
     A private move (the vocabulary says so, and it changed nobody's pending decision) changes only the
     revision: no version, no event, and the log gets it only before the next public move. With
     `answer`, the document it builds from the new table is stored under `idempotency_key` in the same
-    atomic step. Raises Problem(422) with the engine's code for an illegal move.
+    atomic step; `also` rides along in the commit's round trip (`Store.commit`). Raises Problem(422)
+    with the engine's code for an illegal move.
     """
     if table.status != RUNNING:
         raise refused(Committed("status", table.version, table.status))
@@ -90,7 +91,7 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         table.id, table.rev, statuses=(RUNNING,), public=not private,
         fields={"state": dumps(state), "pending": dumps(pending), "status": status,
                 "private_moves": dumps(private_moves), **({"meta": dumps(meta)} if meta else {})},
-        log=log, events=stored, idempotency=idempotency,
+        log=log, events=stored, idempotency=idempotency, also=also,
     )
     if outcome.outcome != "ok":
         return Played(outcome, table, [])
@@ -168,13 +169,14 @@ def check_seen(table: Table, seat: int, move: dict[str, Any], seen: int) -> None
 
 
 def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: int,
-           answer: Callable[[Table, list[dict[str, Any]]], dict], idempotency: str | None = None
-           ) -> tuple[dict[str, Any], bool]:
+           answer: Callable[[Table, list[dict[str, Any]]], dict], idempotency: str | None = None,
+           also: Callable[[Any], None] | None = None) -> tuple[dict[str, Any], bool]:
     """A player's move against what he saw at version `seen`: (the answer, whether it is a replay).
 
     A commit lost to somebody else's move is tried again on the new state, as long as the seat's
     own decision is still the one he saw. With an Idempotency-Key, the answer is stored with the
-    move in one atomic step, so a retry (after any crash) gets it verbatim and moves nothing.
+    move in one atomic step, so a retry (after any crash) gets it verbatim and moves nothing. `also`
+    (the request's rate count) rides with the first commit tried.
     """
     key = idempotency_key_for(table.id, seat, idempotency) if idempotency else None
     for _ in range(ATTEMPTS):
@@ -182,7 +184,8 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
         if earlier is not None:  # looked for again after a lost commit: the winner may be our twin
             return _replayed(json.loads(earlier), move), True
         check_seen(table, seat, move, seen)
-        played = play(store, table, seat, move, answer=answer, idempotency_key=key)
+        played = play(store, table, seat, move, answer=answer, idempotency_key=key, also=also)
+        also = None
         outcome = played.outcome.outcome
         if outcome == "ok":
             return played.answer, False

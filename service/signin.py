@@ -1,17 +1,14 @@
 """Signing in by mail: a player token goes only to whoever opens a link mailed to the address.
 
-Links are single-use and expire after an hour. Mails to one address are limited (a moving window
-in Redis); past the limit nothing is sent and nothing is said, so the answer reveals nothing.
+Links are single-use and expire after an hour. Mails to one address are limited (service.ratelimit);
+past the limit nothing is sent and nothing is said, so the answer reveals nothing.
 """
 from __future__ import annotations
 
 import secrets
 from typing import Any
 
-from limits import parse
-from limits.strategies import RateLimiter
-
-from service import tokens
+from service import ratelimit, tokens
 from service.links import Links
 from service.mail import render
 from service.mail.settings import domain_of
@@ -20,8 +17,8 @@ from service.store import PREFIX, Store, email_key
 
 PURPOSE = "sign-in"
 LINK_MAX_AGE = 3600
-MAILS_PER_ADDRESS = parse("3 per 15 minutes")
-INVITES_PER_ADDRESS = parse("10 per hour")
+MAILS_PER_ADDRESS = ratelimit.Limit.parse("3 per 15 minutes")
+INVITES_PER_ADDRESS = ratelimit.Limit.parse("10 per hour")
 PAGE = "/sign-in"
 
 
@@ -31,23 +28,23 @@ def _link(links: Links, email: str) -> tuple[str, str]:
     return links.url(PAGE, link=signed), signed
 
 
-def send_link(store: Store, links: Links, limiter: RateLimiter, email: str) -> bool:
+def send_link(store: Store, links: Links, email: str) -> bool:
     """Mail a sign-in link if the address plays here and is under its limit; True when mailed."""
     email = email.strip().lower()
     digest = tokens.email_hash(email)
     if not store.redis.exists(email_key(digest, "known")):
         return False
-    if not limiter.hit(MAILS_PER_ADDRESS, "sign-in-mail", digest):
+    if ratelimit.hit(store.redis, MAILS_PER_ADDRESS, "sign-in-mail", digest) is not None:
         return False
     url, signed = _link(links, email)
     store.followups.send_mail(store, render.sign_in(email, url, signed, domain_of(links.base_url)))
     return True
 
 
-def invite(store: Store, links: Links, limiter: RateLimiter, invitation: dict[str, Any]) -> bool:
+def invite(store: Store, links: Links, invitation: dict[str, Any]) -> bool:
     """Mail a seated player his way in: the seat is his once he opens the link."""
     digest = tokens.email_hash(invitation["email"])
-    if not limiter.hit(INVITES_PER_ADDRESS, "invite-mail", digest):
+    if ratelimit.hit(store.redis, INVITES_PER_ADDRESS, "invite-mail", digest) is not None:
         return False
     url, signed = _link(links, invitation["email"])
     store.followups.send_mail(store, render.invitation(invitation["email"], invitation["name"], invitation["seat"],

@@ -13,11 +13,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+<<<<<<< HEAD
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import redis
 from redis.cluster import ClusterNode, RedisCluster
+=======
+from typing import Any, Callable
+
+import redis
+from redis.exceptions import NoScriptError
+>>>>>>> f96aa73 (Rate limits read with the caller and counted with the commit: a move makes one durable write)
 
 PREFIX = "pz"
 IDEMPOTENCY_TTL = 24 * 3600
@@ -186,23 +193,43 @@ class Store:
 
     def commit(self, game_id: str, rev: int, *, statuses: tuple[str, ...], fields: dict[str, str],
                log: list[str] = (), events: list[str] = (), public: bool = True,
-               idempotency: tuple[str, str] | None = None) -> Committed:
+               idempotency: tuple[str, str] | None = None,
+               also: Callable[[redis.client.Pipeline], None] | None = None) -> Committed:
         """Apply one change atomically if the game is still at `rev` and in one of `statuses`.
 
-        `public` changes move the version on; private ones (standing orders) only the rev.
+        `public` changes move the version on; private ones (standing orders) only the rev. `also`
+        queues more writes (the caller's rate count) in the same round trip, whatever the outcome.
         """
         idem_key, idem_record = idempotency or (game_key(game_id, "idem:none"), "")
         pairs = [item for pair in fields.items() for item in pair]
-        answer = self._commit(
-            keys=[game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key,
-                  feed_channel(game_id)],
-            args=[rev, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, "1" if public else "0",
-                  len(log), len(fields), *log, *pairs, *events],
-        )
+        keys = [game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key,
+                feed_channel(game_id)]
+        args = [rev, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, "1" if public else "0",
+                len(log), len(fields), *log, *pairs, *events]
+        answer = self._run_commit(keys, args, also)
         outcome, version, third = answer
         if outcome == "ok":
             return Committed("ok", int(version), "", int(third))
         return Committed(outcome, int(version), third or "")
+
+    def _run_commit(self, keys: list[str], args: list[Any],
+                    also: Callable[[redis.client.Pipeline], None] | None) -> list[Any]:
+        """The commit script, alone or with `also` in one pipeline.
+
+        The pipeline sends EVALSHA itself: redis-py's Script in a pipeline would first ask SCRIPT
+        EXISTS, a round trip of its own. A server that lost the script (a restart) gets it once more.
+        """
+        if also is None:
+            return self._commit(keys=keys, args=args)
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+            also(pipe)
+            answers = pipe.execute(raise_on_error=False)
+        if isinstance(answers[0], NoScriptError):
+            return self._commit(keys=keys, args=args)
+        if isinstance(answers[0], Exception):
+            raise answers[0]
+        return answers[0]
 
     def log(self, game_id: str) -> list[dict[str, Any]]:
         return [json.loads(entry) for entry in self.redis.lrange(game_key(game_id, "log"), 0, -1)]

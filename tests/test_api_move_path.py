@@ -1,4 +1,4 @@
-"""The lean move path: three Redis round trips, an answer exactly as documented, limits still counted."""
+"""The lean move path: a read and one write, an answer exactly as documented, limits still counted."""
 from __future__ import annotations
 
 import random
@@ -32,15 +32,35 @@ def _first_move(client, created):
     return game_id, tokens[0], legal
 
 
-def test_a_move_costs_one_read_the_rate_limit_and_the_commit(client, round_trips):
-    """Token and game in one read, flask-limiter's moving window, the commit (answer included)."""
+def _commands(packed: list[bytes]) -> list[bytes]:
+    """The command names in one packed send (RESP arrays: each begins *n, then $len, then the name)."""
+    lines = b"".join(packed).split(b"\r\n")
+    return [lines[i + 2] for i, line in enumerate(lines[:-2]) if line.startswith(b"*") and lines[i + 1][:1] == b"$"]
+
+
+def test_a_move_costs_one_read_and_one_write(client, round_trips):
+    """Token, game and rate counters in one round trip that only reads; the commit and the rate
+    count in one more."""
     created = new_game(client, seats=3)
     game_id, token, legal = _first_move(client, created)
     round_trips.clear()
     response = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(token),
                            json={"move": legal["moves"][0]["move"], "version": legal["version"]})
     assert response.status_code == 200, response.get_json()
-    assert len(round_trips) == 3
+    assert len(round_trips) == 2
+    first, second = (_commands(sent) for sent in round_trips)
+    assert set(first) == {b"GET", b"HMGET", b"MGET"}
+    assert second[0] == b"EVALSHA" and b"INCRBY" in second
+
+
+def test_a_refused_move_is_counted_too(redis_url):
+    client = make_app(redis_url, RATE_LIMIT="3 per minute").test_client()
+    created = new_game(client, seats=3)
+    game_id, token = created["game"]["id"], seat_tokens(created)[0]
+    wrong = {"move": {"type": "bid", "amount": -5}, "version": 2}
+    statuses = [client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(token), json=wrong).status_code
+                for _ in range(4)]
+    assert statuses[:3] != [429] * 3 and statuses[3] == 429
 
 
 def test_the_move_answer_is_exactly_what_move_out_documents(client):

@@ -231,8 +231,8 @@ def test_rate_limits_are_kept_in_the_cluster(cluster, redis_url):
     game_id, token = created["game"]["id"], created["tokens"]["host"]
     answers = [client.get(f"/api/v1/games/{game_id}", headers=bearer(token)).status_code for _ in range(5)]
     assert 429 in answers and answers[0] == 200, answers
-    assert any(cluster.node(n).keys("*pz-rate*") for n in range(3)), "the moving windows are in the cluster"
-    assert not redis.Redis.from_url(redis_url).keys("*pz-rate*")
+    assert any(cluster.node(n).keys("pz:rate:*") for n in range(3)), "the counters are in the cluster"
+    assert not redis.Redis.from_url(redis_url).keys("pz:rate:*")
 
 
 def test_a_cluster_without_a_queue_redis_or_named_as_a_plain_redis_is_refused(cluster, redis_url):
@@ -250,16 +250,15 @@ def test_a_cluster_without_a_queue_redis_or_named_as_a_plain_redis_is_refused(cl
     assert worker.returncode == 2 and "PALAZZO_QUEUE_URL" in worker.stderr, worker.stderr
 
 
-def test_the_rate_limits_and_queues_default_to_what_a_cluster_needs():
-    from service.config import queue_url, rate_limit_storage
-    cluster = {"REDIS_URL": "redis+cluster://:pw@10.0.0.1,10.0.0.2:7001/0", "RATE_LIMIT_STORAGE": None}
-    assert rate_limit_storage(cluster) == "redis+cluster://:pw@10.0.0.1:6379,10.0.0.2:7001"
-    assert rate_limit_storage({**cluster, "RATE_LIMIT_STORAGE": "memory://"}) == "memory://"
-    assert rate_limit_storage({"REDIS_URL": "redis://h:1/2", "RATE_LIMIT_STORAGE": None}) == "redis://h:1/2"
+def test_the_queues_default_to_what_a_cluster_needs():
+    from service.config import queue_url
+    from service.store import cluster_nodes
+    cluster = {"REDIS_URL": "redis+cluster://:pw@10.0.0.1,10.0.0.2:7001/0"}
+    assert cluster_nodes(cluster["REDIS_URL"]) == [("10.0.0.1", 6379), ("10.0.0.2", 7001)]
     assert queue_url({"REDIS_URL": "redis://h:1/2", "QUEUE_URL": None}) == "redis://h:1/2"
     assert queue_url({**cluster, "QUEUE_URL": "redis://q:1/0"}) == "redis://q:1/0"
     for config in ({**cluster, "QUEUE_URL": None}, {**cluster, "QUEUE_URL": "redis+cluster://q:1"}):
         with pytest.raises(ConfigError, match="PALAZZO_QUEUE_URL"):
             queue_url(config)
     with pytest.raises(ClusterURLError, match="database 0"):
-        rate_limit_storage({"REDIS_URL": "redis+cluster://h:1/3", "RATE_LIMIT_STORAGE": None})
+        cluster_nodes("redis+cluster://h:1/3")

@@ -7,7 +7,6 @@ from typing import Any, Callable
 
 from flask import Response, current_app, g, json, request
 from flask_smorest import Blueprint
-from limits.strategies import RateLimiter
 
 from service import games, preferences, tokens
 from service.bodies import Parser
@@ -90,9 +89,20 @@ def links() -> Links:
     return current_app.extensions["palazzo.links"]
 
 
-def mail_limiter() -> RateLimiter:
-    """The moving-window limiter behind the request limits, for limits on mails per address."""
-    return current_app.extensions["palazzo.limiter"].limiter
+def uncounted() -> Callable[[Any], None] | None:
+    """The request's rate count, for a commit to queue in its own round trip.
+
+    Once queued the request is counted and the way out does not count it again; a move refused before
+    any commit is still counted on the way out.
+    """
+    window = g.get("uncounted")
+    if window is None:
+        return None
+
+    def count(pipe: Any) -> None:
+        window.count(pipe)
+        g.pop("uncounted", None)
+    return count
 
 
 def caller() -> Caller:

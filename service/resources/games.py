@@ -6,7 +6,7 @@ from flask import current_app
 from service import games, signin
 from service.callers import Caller
 from service.resources.common import (ETAG, IF_NONE_MATCH, blueprint, caller, conditional, documented, etag, game_out,
-                                      links, load_game, mail_limiter, store)
+                                      links, load_game, store)
 from service.schemas import CreatedOut, GameIn, GameOut
 
 blp = blueprint("games", "Create a game and read it as a seat, the host or a spectator.")
@@ -24,7 +24,7 @@ def create_game(spec):
     """
     table, issued, invitations = games.create(store(), spec, current_app.config["MIN_DEADLINE"])
     for invitation in invitations:
-        signin.invite(store(), links(), mail_limiter(), invitation)
+        signin.invite(store(), links(), invitation)
     host_view = game_out(table, Caller("host", "", table.id))
     return {"game": host_view, "tokens": issued}, etag(table.version)
 

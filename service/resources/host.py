@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from service import games, signin
 from service.resources.common import (ETAG, blueprint, caller, documented, etag, game_out, host_of, links, load_game,
-                                      mail_limiter, store)
+                                      store)
 from service.schemas import GameOut, PauseIn, SeatIn, SeatReplacedOut
 
 blp = blueprint("host", "What only the host of a game may do.")
@@ -66,5 +66,5 @@ def replace_seat(player, game_id, seat):
     """
     table, token, invitation = games.replace_seat(store(), _hosted(game_id), seat, player)
     if invitation:
-        signin.invite(store(), links(), mail_limiter(), invitation)
+        signin.invite(store(), links(), invitation)
     return {"seat": seat, "token": token, "game": game_out(table, caller())}

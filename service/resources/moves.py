@@ -8,7 +8,8 @@ from engine.core import fills, redact
 from service import games, playing
 from service.problems import Problem
 from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_MATCH, blueprint, caller, conditional,
-                                      documented, etag, expected_version, load_game, seat_of, store)
+                                      documented, etag, expected_version, load_game, seat_of, store,
+                                      uncounted)
 from service.schemas import LegalMovesOut, MoveIn, MoveOut, PendingOut
 from service.vocabulary import check_move
 
@@ -70,7 +71,7 @@ def submit_move(body, game_id):
     def answer(after: games.Table, events: list[dict]) -> dict:
         return move_out(table.game.describe(move), [redact(event, seat) for event in events], after)
 
-    answered, replayed = playing.submit(store(), table, seat, move, seen, answer, key)
+    answered, replayed = playing.submit(store(), table, seat, move, seen, answer, key, also=uncounted())
     headers = etag(answered["version"])
     if replayed:
         headers["Idempotent-Replayed"] = "true"
