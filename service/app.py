@@ -4,8 +4,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+import orjson
 import redis
 from flask import Flask, Response, current_app, g, request
+from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from flask_cors import CORS
 
@@ -42,6 +44,22 @@ def served_games(names: list[str]) -> list[Any]:
     return found
 
 
+class FastJSON(DefaultJSONProvider):
+    """Flask's JSON through orjson: an answer is encoded several times faster; keys keep their order."""
+
+    sort_keys = False
+
+    def dumps(self, obj: Any, **kwargs: Any) -> str:
+        return orjson.dumps(obj, default=self.default, option=orjson.OPT_NON_STR_KEYS).decode()
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return orjson.loads(s)
+
+
+class Palazzo(Flask):
+    json_provider_class = FastJSON
+
+
 class NoSessions(SessionInterface):
     """Callers prove who they are with bearer tokens; Flask's signed-cookie session is never used.
 
@@ -58,7 +76,7 @@ class NoSessions(SessionInterface):
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The app; refuses to start without a real secret (links signed with a known one are forgeable)."""
-    app = Flask("palazzo")
+    app = Palazzo("palazzo")
     app.config.update(
         API_TITLE="Palazzo", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/api/v1", OPENAPI_JSON_PATH="openapi.json", MAX_CONTENT_LENGTH=MAX_BYTES,
@@ -69,7 +87,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if len(secret) < MIN_SECRET_LENGTH:
         raise RuntimeError(f"set PALAZZO_SECRET to a random string of at least {MIN_SECRET_LENGTH} characters "
                            "(`palazzo serve` makes and keeps one under ./var for local runs)")
-    app.json.sort_keys = False
     app.session_interface = NoSessions()
     store = make_store(app.config)
     app.extensions["palazzo.store"] = store

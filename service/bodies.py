@@ -1,15 +1,15 @@
 """Request bodies, checked before any schema sees them: JSON only, not too large, not too deep.
 
 webargs parses JSON with the standard library, where 1,000 nested brackets raise RecursionError
-(a 500). This parser refuses them with a 400 problem instead; the size limit (413) is Flask's
+(a 500). This parser (orjson, several times faster) refuses them with a 400 problem instead; the size limit (413) is Flask's
 MAX_CONTENT_LENGTH, enforced while the body is read.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Request
+import orjson
 from marshmallow import missing
 from webargs import core
 from webargs.flaskparser import FlaskParser
@@ -36,10 +36,10 @@ def depth(doc: Any) -> int:
 def parse(raw: bytes) -> Any:
     """A JSON body as data; 400 problems for bad or deeply nested JSON."""
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except RecursionError:
-        raise Problem("too_deep", f"JSON may nest at most {MAX_DEPTH} levels") from None
-    except (UnicodeDecodeError, ValueError) as error:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        if "recursion" in str(error).lower():
+            raise Problem("too_deep", f"JSON may nest at most {MAX_DEPTH} levels") from None
         raise Problem("bad_json", f"the body is not valid JSON: {error}") from None
     if depth(doc) > MAX_DEPTH:
         raise Problem("too_deep", f"JSON may nest at most {MAX_DEPTH} levels")

@@ -6,7 +6,6 @@ player's, a bot's, a deadline's) are in `service.playing`.
 """
 from __future__ import annotations
 
-import json
 import logging
 import secrets
 import time
@@ -17,7 +16,7 @@ from typing import Any
 from engine.core import IllegalMove, get_game, redact
 from service import deadlines, tokens
 from service.problems import Problem
-from service.store import Committed, Store, dumps, email_key, feed_channel, token_key
+from service.store import Committed, Store, dumps, email_key, feed_channel, loads, token_key
 
 log = logging.getLogger(__name__)
 
@@ -78,9 +77,9 @@ def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) 
     raw = head if head is not None else store.head(game_id, *LOAD_FIELDS)
     if raw["version"] is None:
         raise Problem("game_not_found", f"no game {game_id!r}")
-    meta = json.loads(raw["meta"])
+    meta = loads(raw["meta"])
     table = Table(game_id, int(raw["version"]), int(raw["rev"] or raw["version"]), raw["status"], meta,
-                  json.loads(raw["state"]), json.loads(raw["pending"]), json.loads(raw["private_moves"] or "{}"),
+                  loads(raw["state"]), loads(raw["pending"]), loads(raw["private_moves"] or "{}"),
                   get_game(meta["game"]))
     if table.status == PAUSED and deadlines.parse(meta["paused_until"]) <= deadlines.now():
         resume(store, table)

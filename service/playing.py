@@ -7,7 +7,6 @@ the one he answered. After every commit the store's followups queue what comes n
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import random
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from engine.core import IllegalMove
 from service import deadlines
 from service.games import FINISHED, MISSED_TURNS, RUNNING, Table, feed_entry, follow_up, load, refused
 from service.problems import Problem
-from service.store import Committed, Store, dumps, idempotency_key
+from service.store import Committed, Store, dumps, idempotency_key, loads
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +181,7 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
     for _ in range(ATTEMPTS):
         earlier = store.redis.get(key) if key is not None else None
         if earlier is not None:  # looked for again after a lost commit: the winner may be our twin
-            return _replayed(json.loads(earlier), move), True
+            return _replayed(loads(earlier), move), True
         check_seen(table, seat, move, seen)
         played = play(store, table, seat, move, answer=answer, idempotency_key=key, also=also)
         also = None
@@ -190,7 +189,7 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
         if outcome == "ok":
             return played.answer, False
         if outcome == "duplicate":
-            return _replayed(json.loads(store.redis.get(key)), move), True
+            return _replayed(loads(store.redis.get(key)), move), True
         if outcome != "stale":
             raise refused(played.outcome)
         table = load(store, table.id)

@@ -11,7 +11,6 @@ what everybody may see (moves, host actions): it is the number clients hold, and
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 <<<<<<< HEAD
 from typing import Any
@@ -22,6 +21,7 @@ from redis.cluster import ClusterNode, RedisCluster
 =======
 from typing import Any, Callable
 
+import orjson
 import redis
 from redis.exceptions import NoScriptError
 >>>>>>> f96aa73 (Rate limits read with the caller and counted with the commit: a move makes one durable write)
@@ -155,7 +155,12 @@ def head_fields(names: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def dumps(doc: Any) -> str:
-    return json.dumps(doc, separators=(",", ":"))
+    """Compact JSON, as everything in the store is written (orjson: a state in a tenth of the time)."""
+    return orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+def loads(raw: str | bytes) -> Any:
+    return orjson.loads(raw)
 
 
 @dataclass
@@ -232,7 +237,7 @@ class Store:
         return answers[0]
 
     def log(self, game_id: str) -> list[dict[str, Any]]:
-        return [json.loads(entry) for entry in self.redis.lrange(game_key(game_id, "log"), 0, -1)]
+        return [loads(entry) for entry in self.redis.lrange(game_key(game_id, "log"), 0, -1)]
 
     def events(self, game_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Events with seq > `after` (seq counts from 1), and how many events exist in all."""
@@ -240,7 +245,7 @@ class Store:
             pipe.lrange(game_key(game_id, "events"), after, after + limit - 1)
             pipe.llen(game_key(game_id, "events"))
             raw, total = pipe.execute()
-        return [{"seq": after + i + 1, **json.loads(item)} for i, item in enumerate(raw)], int(total)
+        return [{"seq": after + i + 1, **loads(item)} for i, item in enumerate(raw)], int(total)
 
     def feed_length(self, game_id: str) -> int:
         return int(self.redis.llen(game_key(game_id, "events")))

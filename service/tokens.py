@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import secrets
 from typing import Any
 
-from service.store import Store, dumps, token_key
+from service.store import Store, dumps, loads, token_key
 
 
 def _digest(secret: str) -> str:
@@ -49,5 +48,5 @@ def check(stored: str | None, secret: str) -> dict[str, Any] | None:
     if stored is None:
         hmac.compare_digest(_digest(secret), _digest(""))
         return None
-    record = json.loads(stored)
+    record = loads(stored)
     return record if hmac.compare_digest(record["hash"], _digest(secret)) else None
