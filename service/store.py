@@ -11,6 +11,8 @@ what everybody may see (moves, host actions): it is the number clients hold, and
 """
 from __future__ import annotations
 
+import base64
+import zlib
 from dataclasses import dataclass
 <<<<<<< HEAD
 from typing import Any
@@ -237,15 +239,60 @@ class Store:
         return answers[0]
 
     def log(self, game_id: str) -> list[dict[str, Any]]:
-        return [loads(entry) for entry in self.redis.lrange(game_key(game_id, "log"), 0, -1)]
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.lrange(game_key(game_id, "log"), 0, -1)
+            pipe.get(game_key(game_id, "archive"))
+            raw, archive = pipe.execute()
+        return [loads(entry) for entry in (unpack(archive)["log"] if archive is not None else raw)]
 
     def events(self, game_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], int]:
         """Events with seq > `after` (seq counts from 1), and how many events exist in all."""
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.lrange(game_key(game_id, "events"), after, after + limit - 1)
             pipe.llen(game_key(game_id, "events"))
-            raw, total = pipe.execute()
+            pipe.get(game_key(game_id, "archive"))
+            raw, total, archive = pipe.execute()
+        if archive is not None:
+            feed = unpack(archive)["events"]
+            raw, total = feed[after:after + limit], len(feed)
         return [{"seq": after + i + 1, **loads(item)} for i, item in enumerate(raw)], int(total)
 
     def feed_length(self, game_id: str) -> int:
-        return int(self.redis.llen(game_key(game_id, "events")))
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.llen(game_key(game_id, "events"))
+            pipe.get(game_key(game_id, "archive"))
+            total, archive = pipe.execute()
+        return len(unpack(archive)["events"]) if archive is not None else int(total)
+
+    def compact(self, game_id: str) -> bool:
+        """Fold a finished game's move log and event feed into one compressed key (a tenth of the
+        memory); True when done. Reads see no difference.
+
+        Only a finished game is compacted: nothing appends to it any more, and the WATCH makes the
+        fold give way to any writer all the same. The lists and the archive share the game's hash
+        tag, so this is one transaction on a Redis Cluster too.
+        """
+        keys = [game_key(game_id, part) for part in ("game", "log", "events")]
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.watch(*keys)
+            if pipe.hget(keys[0], "status") != "finished" or pipe.exists(game_key(game_id, "archive")):
+                return False
+            archive = {"log": pipe.lrange(keys[1], 0, -1), "events": pipe.lrange(keys[2], 0, -1)}
+            pipe.multi()
+            pipe.set(game_key(game_id, "archive"), pack(archive))
+            pipe.delete(keys[1], keys[2])
+            try:
+                pipe.execute()
+            except redis.WatchError:
+                return False
+        return True
+
+
+def pack(archive: dict[str, list[str]]) -> str:
+    """The archive of a compacted game: its log and feed entries (JSON text each), zlib-compressed,
+    in base85 text (the store's client speaks text)."""
+    return base64.b85encode(zlib.compress(dumps(archive).encode(), 6)).decode()
+
+
+def unpack(raw: str) -> dict[str, list[str]]:
+    return loads(zlib.decompress(base64.b85decode(raw)))
