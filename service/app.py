@@ -50,6 +50,8 @@ class FastJSON(DefaultJSONProvider):
     sort_keys = False
 
     def dumps(self, obj: Any, **kwargs: Any) -> str:
+        if kwargs:  # asked for indenting or sorting (the OpenAPI file): the standard encoder obliges
+            return super().dumps(obj, **kwargs)
         return orjson.dumps(obj, default=self.default, option=orjson.OPT_NON_STR_KEYS).decode()
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
@@ -107,6 +109,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.after_request(_cache_headers)
     app.register_error_handler(redis.ConnectionError, _store_unavailable)
     app.register_error_handler(redis.TimeoutError, _store_unavailable)
+    app.register_error_handler(redis.exceptions.ClusterError, _store_unavailable)  # a cluster lost a master
+    app.register_error_handler(redis.exceptions.RedisClusterException, _store_unavailable)
     if app.config["CORS_ORIGINS"]:
         CORS(app, origins=app.config["CORS_ORIGINS"], resources={r"/api/v1/*": {}},
              allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key"],

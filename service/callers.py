@@ -38,7 +38,7 @@ def identify(store: Store, request: Request, game_id: str | None = None, game_fi
              also: Callable[[Any], None] | None = None
              ) -> tuple[Caller, dict[str, str | None] | None, Problem | None, Any]:
     """Resolve the Authorization header: (caller, the game's head when `game_id`, a 401 to answer,
-    the answer to what `also` read in the same round trip).
+    the answers to what `also` read in the same round trip).
 
     A bad token yields an anonymous caller (keyed by address) and the 401 problem, so that the rate
     limit is counted against the address before the refusal.
@@ -58,10 +58,12 @@ def identify(store: Store, request: Request, game_id: str | None = None, game_fi
             pipe.get(token_key(parts[0]))
         if game_id is not None:
             pipe.hmget(game_key(game_id, "game"), fields)
+        asked = len(pipe)
         if also is not None:
             also(pipe)
         answers = pipe.execute()
-    extra = answers.pop() if also is not None else None
+    extra = answers[asked:] if also is not None else None
+    answers = answers[:asked]
     head = dict(zip(fields, answers[-1])) if game_id is not None else None
     if not parts:
         return Caller("anonymous", address), head, None, extra

@@ -62,8 +62,10 @@ class Window:
         return cls(limit, f"{tag}:{int(index)}", f"{tag}:{int(index) - 1}", 1 - elapsed / limit.seconds, elapsed)
 
     def read(self, pipe: redis.client.Pipeline) -> None:
-        """Queue the read of both counters: one MGET (its answer goes to `retry_after`)."""
-        pipe.mget(self.current, self.previous)
+        """Queue the read of both counters (their answers go to `retry_after`); two GETs, as a
+        cluster pipeline takes no MGET."""
+        pipe.get(self.current)
+        pipe.get(self.previous)
 
     def count(self, pipe: redis.client.Pipeline) -> None:
         """Queue the counting of one request; the key outlives the window that follows it."""
@@ -92,7 +94,7 @@ def hit(client: redis.Redis, limit: Limit, namespace: str, identity: str) -> int
     window = Window.at(limit, namespace, identity)
     with client.pipeline(transaction=False) as pipe:
         window.read(pipe)
-        (counters,) = pipe.execute()
+        counters = pipe.execute()
     wait = window.retry_after(counters)
     if wait is None:
         with client.pipeline(transaction=False) as pipe:

@@ -14,19 +14,13 @@ from __future__ import annotations
 import base64
 import zlib
 from dataclasses import dataclass
-<<<<<<< HEAD
-from typing import Any
-from urllib.parse import unquote, urlsplit
-
-import redis
-from redis.cluster import ClusterNode, RedisCluster
-=======
 from typing import Any, Callable
+from urllib.parse import unquote, urlsplit
 
 import orjson
 import redis
+from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import NoScriptError
->>>>>>> f96aa73 (Rate limits read with the caller and counted with the commit: a move makes one durable write)
 
 PREFIX = "pz"
 IDEMPOTENCY_TTL = 24 * 3600
@@ -224,12 +218,13 @@ class Store:
         """The commit script, alone or with `also` in one pipeline.
 
         The pipeline sends EVALSHA itself: redis-py's Script in a pipeline would first ask SCRIPT
-        EXISTS, a round trip of its own. A server that lost the script (a restart) gets it once more.
+        EXISTS, a round trip of its own (and its cluster pipeline refuses `evalsha()`, though it routes
+        the raw command by its keys). A server that lost the script (a restart) gets it once more.
         """
         if also is None:
             return self._commit(keys=keys, args=args)
         with self.redis.pipeline(transaction=False) as pipe:
-            pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+            pipe.execute_command("EVALSHA", self._commit.sha, len(keys), *keys, *args)
             also(pipe)
             answers = pipe.execute(raise_on_error=False)
         if isinstance(answers[0], NoScriptError):

@@ -125,15 +125,24 @@ def viewer(table: games.Table, who: Caller) -> tuple[str, int | None]:
     if who.kind == "seat":
         if who.game != table.id:
             raise Problem("wrong_game", "this seat token belongs to another game")
+        _still_named(who, table.meta["seats"][who.seat].get("token"))
         return "seat", who.seat
     if who.kind == "host":
         if who.game != table.id:
             raise Problem("wrong_game", "this host token belongs to another game")
+        _still_named(who, table.meta.get("host"))
         return "host", None
     if who.kind == "player":
         seat = table.seat_of_email(who.email)
         return ("seat", seat) if seat is not None else ("spectator", None)
     return "spectator", None
+
+
+def _still_named(who: Caller, token_id: str | None) -> None:
+    """The game names the token ids that act for it: a token a crash left behind after its seat was
+    given away (tokens live outside the game's keys, so they are deleted in a later step) acts for nothing."""
+    if who.identity != f"t:{token_id}":
+        raise Problem("bad_token", "this token is unknown or revoked")
 
 
 def seat_of(table: games.Table, who: Caller) -> int:

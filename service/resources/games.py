@@ -25,7 +25,7 @@ def create_game(spec):
     table, issued, invitations = games.create(store(), spec, current_app.config["MIN_DEADLINE"])
     for invitation in invitations:
         signin.invite(store(), links(), invitation)
-    host_view = game_out(table, Caller("host", "", table.id))
+    host_view = game_out(table, Caller("host", f"t:{table.meta['host']}", table.id))
     return {"game": host_view, "tokens": issued}, etag(table.version)
 
 

@@ -1,6 +1,8 @@
 """Liveness for load balancers and supervisors: is the game store reachable?"""
 from __future__ import annotations
 
+from redis.cluster import RedisCluster
+
 from service.resources.common import blueprint, documented, store
 from service.schemas import HealthOut
 
@@ -11,6 +13,11 @@ blp = blueprint("health", "Liveness.")
 @blp.response(200, HealthOut)
 @documented(blp, secured=False)
 def health():
-    """200 when Redis answers a PING; 503 `store_unavailable` (with Retry-After) when it does not."""
-    store().redis.ping()
+    """200 when Redis (every master of a cluster) answers a PING; 503 `store_unavailable` (with
+    Retry-After) when it does not."""
+    client = store().redis
+    if isinstance(client, RedisCluster):
+        client.ping(target_nodes=RedisCluster.PRIMARIES)
+    else:
+        client.ping()
     return {"status": "ok", "redis": "up"}
