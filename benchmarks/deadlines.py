@@ -1,21 +1,21 @@
-"""Deadline enforcement under load: how late real `palazzo worker`s play timeouts, and what the sweep costs.
+"""Deadline enforcement under load: how late real `palazzo worker`s play timeouts, and what the poll costs.
 
 A figure, not a test; loopback only. Starts a private redis-server (the repository's redis.conf: AOF
 with fsync on every write, unless --no-fsync) and fills it through `service.games.create` and
 `start`, exactly as the API does, with Princes of Florence games of three human seats whose
 opening decision (`keep_professions`) has a per-game deadline:
 - the waiting games (default 9,000) are due in a day. They are created first, by several
-  processes at once (--procs), with no worker running: they only make the deadline index and RQ's
-  scheduled-job registry as large as a busy server's;
-- then `palazzo worker` processes start (--workers, sweep every second) and the due games (default
+  processes at once (--procs), with no worker running: they only make the wake index as large as a
+  busy server's;
+- then `palazzo worker` processes start (--workers, polling every --every seconds) and the due games (default
   1,000) are created with deadlines spread evenly over 30-60 s from then (--window).
 Lateness is, per due game, when its first timeout move was committed minus its `deadline_at`. The
 move log's `at` has whole seconds only, so the benchmark also watches every due game's log (one
 pipelined LLEN per game every --poll seconds) and notes when its first entry appears: an upper bound
 on the commit time, by at most the poll interval. Goal: p99 <= 2 s.
 
-Then the workers stop and `workers.deadlines.due_games` (the sweep's ZRANGEBYSCORE) is timed with
-the index as it is (one entry per game) and with --fake extra far-future entries, in alternating
+Then the workers stop and `Store.due` (the poll's ZRANGEBYSCORE on each of the 256 shards) is timed
+with the index as it is (one entry per game) and with --fake extra far-future entries, in alternating
 rounds, asked at a moment before the earliest entry so that only what is not yet due can cost;
 Redis's own time per call (INFO commandstats) is shown beside the client's, each the best of the
 rounds (a shared machine's other work only adds time). Goal: flat, a ratio ~1.
@@ -46,7 +46,7 @@ import engine.pof  # noqa: E402,F401  (registers the game)
 from service import deadlines, followups, games  # noqa: E402
 from service.config import make_store, settings  # noqa: E402
 from service.localredis import LocalRedis  # noqa: E402
-from service.store import Store, game_key  # noqa: E402
+from service.store import WAKE_KEYS, Store, game_key, shard_of, wake_key  # noqa: E402
 
 DAY = 24 * 3600
 GOAL_P99 = 2.0
@@ -68,7 +68,7 @@ def create_games(store: Store, count: int, seconds_for: Callable[[int], int]) ->
         spec = {"game": "princes-of-florence", "seats": seats, "deadlines": {KIND: seconds_for(index)}}
         table, _, _ = games.create(store, spec, min_deadline=1)
         table = games.start(store, table)
-        made.append((table.id, followups.next_deadline(table).timestamp()))
+        made.append((table.id, deadlines.wake_at(table, deadlines.now(), store.compact_after)))
     return made
 
 
@@ -86,10 +86,10 @@ def create_waiting(url: str, count: int, procs: int) -> float:
     return time.perf_counter() - started
 
 
-def start_workers(url: str, count: int, logs: Path, sweep: float) -> list[subprocess.Popen]:
+def start_workers(url: str, count: int, logs: Path, every: float) -> list[subprocess.Popen]:
     """Real `palazzo worker` processes, each in its own process group; waits until RQ lists them all."""
     from rq import Worker
-    env = {**os.environ, "REDIS_URL": url, "PALAZZO_SECRET": SECRET, "PALAZZO_SWEEP_SECONDS": str(sweep),
+    env = {**os.environ, "REDIS_URL": url, "PALAZZO_SECRET": SECRET, "PALAZZO_POLL_SECONDS": str(every),
            "PALAZZO_BOT_DELAY": "0", "PALAZZO_JOBS": "rq", "PYTHONPATH": str(REPO)}
     env.pop("PALAZZO_QUEUE_URL", None)
     started = []
@@ -159,7 +159,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 class Measure(NamedTuple):
-    """One timing of `due_games`: median client time and Redis's own mean time a call (microseconds)."""
+    """One timing of `Store.due`: median client time and Redis's own time a call, all shards (microseconds)."""
 
     client_us: float
     server_us: float
@@ -168,39 +168,45 @@ class Measure(NamedTuple):
 
 
 def time_due_games(store: Store, calls: int) -> Measure:
-    """`calls` calls of `due_games` against the index as it is, asked at a moment just before its
+    """`calls` calls of `Store.due` against the index as it is, asked at a moment just before its
     earliest entry: nothing is due, so what is measured is the cost of what is not yet due."""
-    from workers.deadlines import due_games
-    connection = store.followups.connection
-    [(_, earliest)] = connection.zrange(followups.DEADLINE_INDEX, 0, 0, withscores=True)
+    connection = store.redis
+    with connection.pipeline(transaction=False) as pipe:
+        for key in WAKE_KEYS:
+            pipe.zrange(key, 0, 0, withscores=True)
+            pipe.zcard(key)
+        answers = pipe.execute()
+    earliest = min(first[0][1] for first in answers[0::2] if first)
     connection.config_resetstat()
     spent = []
     for _ in range(calls):
         started = time.perf_counter()
-        found = due_games(store, now=earliest - 1)
+        found = store.due(earliest - 1)
         spent.append(time.perf_counter() - started)
     server = connection.info("commandstats").get("cmdstat_zrangebyscore", {}).get("usec_per_call", 0.0)
-    return Measure(statistics.median(spent) * 1e6, float(server), len(found),
-                   connection.zcard(followups.DEADLINE_INDEX))
+    return Measure(statistics.median(spent) * 1e6, float(server) * len(WAKE_KEYS), len(found), sum(answers[1::2]))
 
 
 def add_fakes(store: Store, count: int, chunk: int = 10_000) -> None:
     """Far-future entries (ten years on and later), as if that many more games were waiting."""
     far = time.time() + 10 * 365 * DAY
-    connection = store.followups.connection
     for first in range(0, count, chunk):
-        connection.zadd(followups.DEADLINE_INDEX,
-                        {f"bench-fake-{n}": far + n for n in range(first, min(count, first + chunk))})
+        with store.redis.pipeline(transaction=False) as pipe:
+            for n in range(first, min(count, first + chunk)):
+                pipe.zadd(wake_key(shard_of(f"bench-fake-{n}")), {f"bench-fake-{n}": far + n})
+            pipe.execute()
 
 
 def remove_fakes(store: Store, count: int, chunk: int = 10_000) -> None:
-    connection = store.followups.connection
     for first in range(0, count, chunk):
-        connection.zrem(followups.DEADLINE_INDEX, *[f"bench-fake-{n}" for n in range(first, min(count, first + chunk))])
+        with store.redis.pipeline(transaction=False) as pipe:
+            for n in range(first, min(count, first + chunk)):
+                pipe.zrem(wake_key(shard_of(f"bench-fake-{n}")), f"bench-fake-{n}")
+            pipe.execute()
 
 
-def sweep_cost(store: Store, fake: int, calls: int, rounds: int) -> tuple[list[Measure], list[Measure]]:
-    """`due_games` timed without and with the fake entries, alternating, `rounds` times each."""
+def poll_cost(store: Store, fake: int, calls: int, rounds: int) -> tuple[list[Measure], list[Measure]]:
+    """`Store.due` timed without and with the fake entries, alternating, `rounds` times each."""
     plain, padded = [], []
     for _ in range(rounds):
         plain.append(time_due_games(store, calls))
@@ -211,8 +217,8 @@ def sweep_cost(store: Store, fake: int, calls: int, rounds: int) -> tuple[list[M
 
 
 def enforce_jobs(logs: Path) -> int:
-    """Enforcement jobs the workers started, duplicates included: RQ logs "<queue>: <call>" as it takes one."""
-    taken = f"{followups.QUEUE}: workers.deadlines.enforce("
+    """Wake jobs the workers started, duplicates included: RQ logs "<queue>: <call>" as it takes one."""
+    taken = f"{followups.QUEUE}: workers.deadlines.wake("
     return sum(path.read_text(errors="replace").count(taken) for path in logs.glob("worker-*.log"))
 
 
@@ -223,12 +229,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--window", type=float, nargs=2, default=(30.0, 60.0), metavar=("FROM", "TO"),
                         help="the due games' deadlines, seconds after the workers are up (default 30 60)")
     parser.add_argument("--workers", type=int, default=2, help="`palazzo worker` processes (default 2)")
-    parser.add_argument("--sweep", type=float, default=1, help="PALAZZO_SWEEP_SECONDS for the workers (default 1)")
+    parser.add_argument("--every", type=float, default=1, help="PALAZZO_POLL_SECONDS for the workers (default 1)")
     parser.add_argument("--procs", type=int, default=2, help="processes creating the waiting games (default 2)")
     parser.add_argument("--grace", type=float, default=60, help="seconds after the last deadline to wait (default 60)")
     parser.add_argument("--poll", type=float, default=0.2, help="seconds between looks at the due games' logs")
-    parser.add_argument("--fake", type=int, default=90_000, help="far-future index entries added for the sweep's cost")
-    parser.add_argument("--calls", type=int, default=500, help="due_games calls per measure (default 500)")
+    parser.add_argument("--fake", type=int, default=90_000, help="far-future index entries added for the poll's cost")
+    parser.add_argument("--calls", type=int, default=100, help="Store.due calls per measure (default 100)")
     parser.add_argument("--rounds", type=int, default=10, help="alternating measures of each index size (default 10)")
     parser.add_argument("--logs", type=Path, help="keep the workers' logs in this folder (default: thrown away)")
     parser.add_argument("--no-fsync", action="store_true", help="Redis without AOF (to see fsync's cost)")
@@ -268,7 +274,7 @@ def measure(args: argparse.Namespace, temp_dir: Path) -> Results:
               f" ({args.waiting / made if made else 0:.0f} games/s)", flush=True)
         logs = args.logs or temp_dir
         logs.mkdir(parents=True, exist_ok=True)
-        workers = start_workers(server.url, args.workers, logs, args.sweep)
+        workers = start_workers(server.url, args.workers, logs, args.every)
         try:
             t0 = time.time()
             due = create_games(store, args.due, spread(t0, *args.window, args.due))
@@ -280,7 +286,7 @@ def measure(args: argparse.Namespace, temp_dir: Path) -> Results:
             stop_workers(workers)
         jobs = enforce_jobs(logs)
         observed = [seen[game_id] - at for game_id, at in due if game_id in seen]
-        plain, padded = sweep_cost(store, args.fake, args.calls, args.rounds)
+        plain, padded = poll_cost(store, args.fake, args.calls, args.rounds)
         return Results(due, observed, logged_lateness(store, due), jobs, jobs / watched, deepest, plain, padded)
 
 
@@ -288,9 +294,9 @@ def report(args: argparse.Namespace, results: Results) -> None:
     due, observed, logged = results.due, results.observed, results.logged
     print()
     print(f"Enforcement: {len(due):,} due games among {len(due) + args.waiting:,}, {args.workers} worker(s),"
-          f" sweep every {args.sweep:g} s")
+          f" polling every {args.every:g} s")
     print(f"  enforced {len(observed):,} of {len(due):,} within {args.grace:.0f} s of the last deadline;"
-          f" {results.jobs:,} enforce jobs ran ({results.jobs / len(due):.2f} per due game,"
+          f" {results.jobs:,} wake jobs ran ({results.jobs / len(due):.2f} per due game,"
           f" {results.pace:.0f} a second over the watch); deepest RQ queue {results.deepest:,}")
     if observed:
         p50, p99, worst = percentile(observed, 0.5), percentile(observed, 0.99), max(observed)
@@ -305,10 +311,11 @@ def report(args: argparse.Namespace, results: Results) -> None:
     client = [min(m.client_us for m in rows) for rows in (results.plain, results.padded)]
     server = [min(m.server_us for m in rows) for rows in (results.plain, results.padded)]
     print()
-    print(f"Sweep cost: workers.deadlines.due_games (ZRANGEBYSCORE -inf now LIMIT 0 500), {results.plain[0].due} due")
+    print(f"Poll cost: Store.due (ZRANGEBYSCORE -inf now LIMIT 0 500 on each of {len(WAKE_KEYS)} shards, one pipeline),"
+          f" {results.plain[0].due} due")
     print(f"  best of {args.rounds} rounds of {args.calls} calls per size (a shared machine's other work only adds time)")
     for size, spent, own in zip(sizes, client, server):
-        print(f"  {size:>8,} entries: median {spent:6.1f} us a call (Redis itself {own:4.2f} us)")
+        print(f"  {size:>8,} entries: median {spent:7.1f} us a call (Redis itself {own:6.1f} us)")
     print(f"  ratio {sizes[1]:,} / {sizes[0]:,} entries: {client[1] / client[0]:.2f} at the client,"
           f" {server[1] / server[0]:.2f} in Redis (goal: flat, ~1)")
 

@@ -31,6 +31,7 @@ def settings() -> dict[str, Any]:
         "JOBS": env("PALAZZO_JOBS", "rq"),
         "BOT_DELAY": float(env("PALAZZO_BOT_DELAY", "1")),
         "MIN_DEADLINE": int(env("PALAZZO_MIN_DEADLINE", "60")),
+        "COMPACT_AFTER": float(env("PALAZZO_COMPACT_AFTER", "600")),
         "BASE_URL": env("PALAZZO_BASE_URL", LOCAL_BASE_URL),
         "RATE_LIMIT": env("PALAZZO_RATE_LIMIT", "600 per minute"),
         "CORS_ORIGINS": [o.strip() for o in env("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
@@ -60,12 +61,7 @@ def queue_url(config: dict[str, Any]) -> str:
 
 
 def make_store(config: dict[str, Any]) -> Store:
-    """The game store with its followups: RQ jobs on the queue Redis, or bots inline (no workers).
-
-    The deadline index lives with the games (`followups.DeadlineIndex`). When the queues share the
-    store's one Redis, its writes ride in the same pipeline as the jobs (one round trip); otherwise
-    (a cluster, or a separate queue Redis) they go to the store first, then the jobs to the queues.
-    """
+    """The game store with its followups: RQ jobs on the queue Redis, or bots inline (no workers)."""
     url = config["REDIS_URL"]
     inline = config["JOBS"] == "inline"
     queues_at = None if inline else queue_url(config)  # refused before anything connects
@@ -73,10 +69,8 @@ def make_store(config: dict[str, Any]) -> Store:
         refuse_cluster_node(url)
     client = connect(url)
     if inline:
-        return Store(client, followups.Inline(playing.run_bots))
-    queues = redis.Redis.from_url(queues_at)  # RQ wants bytes, not str
-    shared = queues_at == url
-    if not shared:
+        return Store(client, followups.Inline(playing.run_bots), config["COMPACT_AFTER"])
+    if queues_at != url:
         refuse_cluster_node(queues_at, "PALAZZO_QUEUE_URL")
-    index = followups.DeadlineIndex(queues if shared else client)
-    return Store(client, followups.Queued(queues, bot_delay=config["BOT_DELAY"], index=index))
+    queues = redis.Redis.from_url(queues_at)  # RQ wants bytes, not str
+    return Store(client, followups.Queued(queues, bot_delay=config["BOT_DELAY"]), config["COMPACT_AFTER"])

@@ -21,6 +21,19 @@ def parse(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+def wake_at(table: Any, at: datetime, compact_after: float) -> float | None:
+    """When a worker must next look at the game (epoch seconds), None for never: a running game's
+    earliest deadline, the end of a pause, or, once finished, when it is compacted."""
+    if table.status == "paused":
+        return parse(table.meta["paused_until"]).timestamp()
+    if table.status == "finished":
+        return at.timestamp() + compact_after
+    if table.status != "running":
+        return None
+    due = [parse(d["deadline_at"]).timestamp() for d in table.pending if d.get("deadline_at")]
+    return min(due) if due else None
+
+
 def duration(decision: dict[str, Any], deadlines: dict[str, int]) -> int:
     """Seconds allowed: the game's setting for the kind, else for the deadline class, else default."""
     keys = (decision["kind"], decision.get("deadline"))

@@ -203,8 +203,12 @@ def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, statu
         fields["meta"] = dumps(meta)
     if pending is not None:
         fields["pending"] = dumps(pending)
+    changed = Table(table.id, table.version + 1, table.rev + 1, status or table.status,
+                    table.meta if meta is None else meta, table.state, table.pending if pending is None else pending,
+                    table.private_moves, table.game)
     outcome = store.commit(table.id, table.rev, statuses=statuses, fields=fields,
-                           events=[feed_entry(table.version + 1, None, event)] if event else [])
+                           events=[feed_entry(table.version + 1, None, event)] if event else [],
+                           wake=deadlines.wake_at(changed, deadlines.now(), store.compact_after))
     if outcome.outcome != "ok":
         raise refused(outcome)
     table = load(store, table.id)

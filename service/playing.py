@@ -91,6 +91,7 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         fields={"state": dumps(state), "pending": dumps(pending), "status": status,
                 "private_moves": dumps(private_moves), **({"meta": dumps(meta)} if meta else {})},
         log=log, events=stored, idempotency=idempotency, also=also,
+        wake=deadlines.wake_at(new, now, store.compact_after),
     )
     if outcome.outcome != "ok":
         return Played(outcome, table, [])

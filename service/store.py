@@ -1,8 +1,11 @@
 """Redis as the system of record: key names and the one atomic commit every change goes through.
 
-All keys of a game carry the hash tag ``{<game id>}`` so that a game lives in one Redis Cluster
-slot and the commit script may touch all of them. The move log is the source of truth; the stored
-state is a cache of replaying it, written in the same atomic step.
+All keys of a game carry the hash tag of its shard, ``{<two hex digits>}`` (256 shards, a game's
+by crc32 of its id), so that a game lives in one Redis Cluster slot and the commit script may touch
+all of its keys, and also its shard's wake index: the sorted set of when each game next needs a
+worker (a deadline, the end of a pause, compaction), written in the same atomic step as the change
+that moves it, so no crash can leave a game that nobody will wake. The move log is the source of
+truth; the stored state is a cache of replaying it, written in the same atomic step.
 
 A game hash carries two counters. `rev` counts every write of the state, private ones included, and
 is what the commit checks, so no two writers ever lose each other's update. `version` counts only
@@ -25,11 +28,11 @@ from redis.exceptions import NoScriptError
 PREFIX = "pz"
 IDEMPOTENCY_TTL = 24 * 3600
 
-# KEYS: game hash, move log, event list, idempotency key, feed channel.
+# KEYS: game hash, move log, event list, idempotency key, feed channel, the shard's wake index.
 # ARGV: expected rev, allowed statuses (",a,b,"), idempotency record ('' = none), its ttl,
-#       bump the version ('1' or '0'), n log entries, m field/value pairs, then the log entries,
-#       the pairs, and the events. The idempotency record is the answer itself, written in the same
-#       step as the move, so a retry after a crash anywhere still finds it.
+#       bump the version ('1' or '0'), the game's wake time ('' = none), n log entries, m field/value
+#       pairs, then the log entries, the pairs, and the events. The idempotency record is the answer
+#       itself, written in the same step as the move, so a retry after a crash anywhere still finds it.
 _COMMIT = """
 local head = redis.call('HMGET', KEYS[1], 'rev', 'version', 'status')
 if not head[2] then return {'missing', 0, ''} end
@@ -39,15 +42,17 @@ if ARGV[3] ~= '' and redis.call('EXISTS', KEYS[4]) == 1 then return {'duplicate'
 if tonumber(ARGV[1]) ~= rev then return {'stale', version, head[3]} end
 if not string.find(ARGV[2], ',' .. head[3] .. ',', 1, true) then return {'status', version, head[3]} end
 if ARGV[5] == '1' then version = version + 1 end
-local n, m = tonumber(ARGV[6]), tonumber(ARGV[7])
+local n, m = tonumber(ARGV[7]), tonumber(ARGV[8])
 local fields = {'rev', rev + 1, 'version', version}
-for i = 8 + n, 7 + n + 2 * m do fields[#fields + 1] = ARGV[i] end
+for i = 9 + n, 8 + n + 2 * m do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
-for i = 8, 7 + n do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 9, 8 + n do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 local seq = redis.call('LLEN', KEYS[3])
-for i = 8 + n + 2 * m, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-if #ARGV >= 8 + n + 2 * m then redis.call('PUBLISH', KEYS[5], seq) end
+for i = 9 + n + 2 * m, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+if #ARGV >= 9 + n + 2 * m then redis.call('PUBLISH', KEYS[5], seq) end
 if ARGV[3] ~= '' then redis.call('SET', KEYS[4], ARGV[3], 'EX', ARGV[4]) end
+local game = string.match(KEYS[1], '}:(.+):game$')
+if ARGV[6] == '' then redis.call('ZREM', KEYS[6], game) else redis.call('ZADD', KEYS[6], ARGV[6], game) end
 return {'ok', version, seq}
 """
 
@@ -124,8 +129,24 @@ def refuse_cluster_node(url: str, what: str = "REDIS_URL") -> None:
         raise ClusterURLError(f"{what} ({node}) is a Redis Cluster node: {fix}")
 
 
+SHARDS = 256  # part of the key layout: every key of a game names its shard
+
+
+def shard_of(game_id: str) -> str:
+    """The game's shard: crc32, not Python's salted hash, so that every process agrees."""
+    return f"{zlib.crc32(game_id.encode()) % SHARDS:02x}"
+
+
 def game_key(game_id: str, part: str) -> str:
-    return f"{PREFIX}:{{{game_id}}}:{part}"
+    return f"{PREFIX}:{{{shard_of(game_id)}}}:{game_id}:{part}"
+
+
+def wake_key(shard: str) -> str:
+    """The shard's wake index: game id -> when it next needs a worker (epoch seconds)."""
+    return f"{PREFIX}:{{{shard}}}:wake"
+
+
+WAKE_KEYS = [wake_key(f"{number:02x}") for number in range(SHARDS)]
 
 
 def idempotency_key(game_id: str, seat: int, key_hash: str) -> str:
@@ -172,12 +193,14 @@ class Committed:
 class Store:
     """Reads and the atomic commit; knows Redis, nothing about rules or HTTP.
 
-    `followups` (service.followups) is told of every committed change, to queue what comes next.
+    `followups` (service.followups) is told of every committed change, to queue what comes next; a
+    finished game is compacted `compact_after` seconds after its last move.
     """
 
-    def __init__(self, client: redis.Redis, followups: Any = None):
+    def __init__(self, client: redis.Redis, followups: Any = None, compact_after: float = 600.0):
         self.redis = client
         self.followups = followups
+        self.compact_after = compact_after
         self._commit = client.register_script(_COMMIT)
 
     def create(self, game_id: str, fields: dict[str, str], events: list[str]) -> None:
@@ -194,19 +217,20 @@ class Store:
 
     def commit(self, game_id: str, rev: int, *, statuses: tuple[str, ...], fields: dict[str, str],
                log: list[str] = (), events: list[str] = (), public: bool = True,
-               idempotency: tuple[str, str] | None = None,
+               idempotency: tuple[str, str] | None = None, wake: float | None = None,
                also: Callable[[redis.client.Pipeline], None] | None = None) -> Committed:
         """Apply one change atomically if the game is still at `rev` and in one of `statuses`.
 
-        `public` changes move the version on; private ones (standing orders) only the rev. `also`
+        `public` changes move the version on; private ones (standing orders) only the rev. `wake` is
+        when the game as changed next needs a worker (None: never), indexed in the same step. `also`
         queues more writes (the caller's rate count) in the same round trip, whatever the outcome.
         """
         idem_key, idem_record = idempotency or (game_key(game_id, "idem:none"), "")
         pairs = [item for pair in fields.items() for item in pair]
         keys = [game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key,
-                feed_channel(game_id)]
+                feed_channel(game_id), wake_key(shard_of(game_id))]
         args = [rev, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, "1" if public else "0",
-                len(log), len(fields), *log, *pairs, *events]
+                "" if wake is None else f"{wake:.3f}", len(log), len(fields), *log, *pairs, *events]
         answer = self._run_commit(keys, args, also)
         outcome, version, third = answer
         if outcome == "ok":
@@ -252,6 +276,19 @@ class Store:
             raw, total = feed[after:after + limit], len(feed)
         return [{"seq": after + i + 1, **loads(item)} for i, item in enumerate(raw)], int(total)
 
+    def due(self, now: float, batch: int = 500) -> list[tuple[str, float]]:
+        """Games whose wake time has come, earliest first, with it: one ZRANGEBYSCORE per shard, in
+        one pipelined round trip (per node), so the cost follows the games due, not those waiting."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for key in WAKE_KEYS:
+                pipe.zrangebyscore(key, "-inf", now, start=0, num=batch, withscores=True)
+            found = [(member, float(at)) for shard in pipe.execute() for member, at in shard]
+        return sorted(found, key=lambda entry: entry[1])[:batch]
+
+    def wake_at(self, game_id: str) -> float | None:
+        at = self.redis.zscore(wake_key(shard_of(game_id)), game_id)
+        return None if at is None else float(at)
+
     def feed_length(self, game_id: str) -> int:
         with self.redis.pipeline(transaction=False) as pipe:
             pipe.llen(game_key(game_id, "events"))
@@ -264,8 +301,8 @@ class Store:
         memory); True when done. Reads see no difference.
 
         Only a finished game is compacted: nothing appends to it any more, and the WATCH makes the
-        fold give way to any writer all the same. The lists and the archive share the game's hash
-        tag, so this is one transaction on a Redis Cluster too.
+        fold give way to any writer all the same. The lists, the archive and the wake index share the
+        game's hash tag, so this is one transaction on a Redis Cluster too.
         """
         keys = [game_key(game_id, part) for part in ("game", "log", "events")]
         with self.redis.pipeline(transaction=True) as pipe:
@@ -276,6 +313,7 @@ class Store:
             pipe.multi()
             pipe.set(game_key(game_id, "archive"), pack(archive))
             pipe.delete(keys[1], keys[2])
+            pipe.zrem(wake_key(shard_of(game_id)), game_id)
             try:
                 pipe.execute()
             except redis.WatchError:

@@ -135,7 +135,7 @@ def workers_on(tmp_path):
 
     def start(redis_url: str, count: int = 1, **settings: str) -> list[subprocess.Popen]:
         env = {**os.environ, "REDIS_URL": redis_url, "PALAZZO_SECRET": SECRET, "PALAZZO_BOT_DELAY": "0",
-               "PALAZZO_SWEEP_SECONDS": "1", "PALAZZO_GAMES": "princes-of-florence,toy-count",
+               "PALAZZO_POLL_SECONDS": "0.5", "PALAZZO_GAMES": "princes-of-florence,toy-count",
                "PALAZZO_MAIL_MERGE_SECONDS": "0", "PYTHONPATH": str(REPO), **settings}
         for _ in range(count):
             log = (tmp_path / f"worker-{len(started)}.log").open("w")

@@ -53,6 +53,18 @@ def test_a_move_costs_one_read_and_one_write(client, round_trips):
     assert second[0] == b"EVALSHA" and b"INCRBY" in second
 
 
+def test_with_workers_a_move_still_costs_one_read_and_one_write(redis_url, round_trips):
+    """Its deadline is indexed by the commit itself: a game with no bot and no address queues no job."""
+    client = make_app(redis_url, JOBS="rq").test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 3600})
+    game_id, token, legal = _first_move(client, created)
+    round_trips.clear()
+    response = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(token),
+                           json={"move": legal["moves"][0]["move"], "version": legal["version"]})
+    assert response.status_code == 200, response.get_json()
+    assert len(round_trips) == 2
+
+
 def test_a_refused_move_is_counted_too(redis_url):
     client = make_app(redis_url, RATE_LIMIT="3 per minute").test_client()
     created = new_game(client, seats=3)

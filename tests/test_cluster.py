@@ -1,6 +1,6 @@
 """The game store on a real Redis Cluster (three masters on loopback, append-only, fsync always), RQ
 on a plain Redis, the API through the Flask test client and real `palazzo worker` processes: games
-land on every master, bots and deadlines run through the workers, the deadline index lives in the
+land on every master, bots and deadlines run through the workers, the wake index lives in the
 cluster and survives a restart of it, long-polls, a player's games, mail and rate limits work."""
 from __future__ import annotations
 
@@ -13,12 +13,9 @@ from collections import Counter
 
 import pytest
 import redis
-from rq import Queue
-from rq.registry import ScheduledJobRegistry
 
-from service import followups
 from service.config import ConfigError
-from service.store import ClusterURLError, feed_channel, game_key
+from service.store import WAKE_KEYS, ClusterURLError, feed_channel, game_key
 from tests.cluster import LocalCluster
 from tests.conftest import (REPO, SECRET, WORKER, assert_replays, bearer, make_app, new_game, seat_tokens, sign_in,
                             wait_for)
@@ -69,16 +66,6 @@ def _status(client, game_id: str) -> str:
     return client.get(f"/api/v1/games/{game_id}").get_json()["status"]
 
 
-def _lose_scheduled_jobs(redis_url: str, game_id: str) -> None:
-    """Drop the game's scheduled deadline jobs, as a lost queue Redis would: only the sweep, reading
-    the index in the cluster, can then enforce the deadline."""
-    registry = ScheduledJobRegistry(queue=Queue(followups.QUEUE, connection=redis.Redis.from_url(redis_url)))
-    lost = [job_id for job_id in registry.get_job_ids() if game_id in job_id]
-    assert lost, "the start scheduled a job at the deadline"
-    for job_id in lost:
-        registry.remove(job_id, delete_job=True)
-
-
 def test_games_land_on_every_master_and_the_workers_play_them_to_the_end(on_cluster, cluster, cluster_workers,
                                                                          redis_url):
     client = on_cluster.test_client()
@@ -98,39 +85,37 @@ def test_games_land_on_every_master_and_the_workers_play_them_to_the_end(on_clus
         assert_replays(on_cluster, game_id)
         home = cluster.owner(game_key(game_id, "game"))
         for number in range(3):  # all of a game's keys on its master, none elsewhere
-            keys = cluster.node(number).keys(f"pz:{{{game_id}}}:*")
+            keys = cluster.node(number).keys(game_key(game_id, "*"))
             assert (len(keys) >= 3) if number == home else keys == [], (game_id, number, keys)
     queues = redis.Redis.from_url(redis_url, decode_responses=True)
-    assert not queues.keys("pz:{*") and not queues.keys("pz:deadlines*"), "no game data on the queue Redis"
+    assert not queues.keys("pz:*"), "no game data on the queue Redis"
     assert queues.keys("rq:*"), "RQ ran on the queue Redis"
 
 
-def test_deadlines_are_enforced_by_the_worker_from_the_index_in_the_cluster(on_cluster, cluster, cluster_workers,
-                                                                            redis_url):
+def test_deadlines_are_enforced_by_the_worker_from_the_wake_index_in_the_cluster(on_cluster, cluster,
+                                                                                 cluster_workers):
     client = on_cluster.test_client()
-    scheduled = new_game(client, seats=3, deadlines={"pick": 2})["game"]["id"]
-    swept = new_game(client, seats=3, deadlines={"pick": 2})["game"]["id"]
     store = _store(on_cluster)
-    index = store.followups.index
-    assert index.client is store.redis, "with a cluster store the index lives in the cluster"
-    for game_id in (scheduled, swept):
-        assert store.redis.zscore(index.key(game_id), game_id) is not None
-    assert {cluster.owner(key) for key in index.keys} == {0, 1, 2}, "the index's shards spread over the masters"
-    _lose_scheduled_jobs(redis_url, swept)
+    games = []
+    while len({cluster.owner(game_key(game_id, "game")) for game_id in games}) < 3:
+        assert len(games) < 30, "30 games and still a master without one"
+        games.append(new_game(client, seats=3, deadlines={"pick": 2})["game"]["id"])
+    for game_id in games:
+        assert store.wake_at(game_id) is not None, "the commit indexed the deadline beside the game"
+    assert {cluster.owner(key) for key in WAKE_KEYS} == {0, 1, 2}, "the wake index's shards spread over the masters"
     cluster_workers(2)
-    wait_for(lambda: len(_timeouts(on_cluster, scheduled)) == 3 and len(_timeouts(on_cluster, swept)) == 3)
-    time.sleep(3)  # a second job or sweep would have doubled a move by now
-    for game_id in (scheduled, swept):
+    wait_for(lambda: all(len(_timeouts(on_cluster, game_id)) == 3 for game_id in games), 60)
+    time.sleep(3)  # a second job or poll would have doubled a move by now
+    for game_id in games:
         assert sorted(_timeouts(on_cluster, game_id)) == [(0, "pick"), (1, "pick"), (2, "pick")]
         feed = client.get(f"/api/v1/games/{game_id}/events").get_json()["events"]
         assert sorted(e["event"]["seat"] for e in feed if e["event"]["type"] == "timeout") == [0, 1, 2]
 
 
-def test_games_and_the_deadline_index_survive_a_restart_of_the_whole_cluster(on_cluster, cluster, cluster_workers,
-                                                                             redis_url):
+def test_games_and_the_wake_index_survive_a_restart_of_the_whole_cluster(on_cluster, cluster, cluster_workers,
+                                                                         redis_url):
     client = on_cluster.test_client()
     game_id = new_game(client, seats=3, deadlines={"pick": 3})["game"]["id"]
-    _lose_scheduled_jobs(redis_url, game_id)
     cluster.stop()
     for number in range(3):
         cluster.start_node(number)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import redis
 
 from service import games
+from service.store import game_key
 from tests.conftest import bearer, new_game, seat_tokens
 
 GAME = "princes-of-florence"
@@ -18,7 +19,7 @@ def _finished_game(client) -> dict:
 
 def _memory(redis_url: str, game_id: str) -> int:
     raw = redis.Redis.from_url(redis_url)
-    return sum(raw.memory_usage(key) for key in raw.scan_iter(match=f"pz:{{{game_id}}}:*"))
+    return sum(raw.memory_usage(key) for key in raw.scan_iter(match=game_key(game_id, "*")))
 
 
 def test_a_compacted_game_reads_pages_and_replays_as_before(app, client, redis_url):
@@ -31,7 +32,7 @@ def test_a_compacted_game_reads_pages_and_replays_as_before(app, client, redis_u
 
     assert store.compact(game_id)
 
-    assert not store.redis.exists(f"pz:{{{game_id}}}:log", f"pz:{{{game_id}}}:events")
+    assert not store.redis.exists(game_key(game_id, "log"), game_key(game_id, "events"))
     assert [client.get(f"/api/v1/games/{game_id}/events?after={after}&limit=50").get_json()
             for after in (0, 50, 75)] == pages
     assert client.get(f"/api/v1/games/{game_id}").get_json() == game
@@ -48,4 +49,4 @@ def test_only_a_finished_game_is_compacted(app, client):
     assert not store.compact(game_id)
     token = seat_tokens(created)[0]
     assert client.get(f"/api/v1/games/{game_id}/moves", headers=bearer(token)).status_code == 200
-    assert store.redis.exists(f"pz:{{{game_id}}}:events")
+    assert store.redis.exists(game_key(game_id, "events"))

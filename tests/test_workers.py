@@ -1,5 +1,5 @@
 """Deadlines and bots off the request path, with a real redis-server and real `palazzo worker`
-processes (RQ's worker, its scheduler and the sweep). Waits are bounded polls, never fixed sleeps
+processes (RQ's worker, its scheduler and the poll of the wake index). Waits are bounded polls, never fixed sleeps
 that a result depends on."""
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from datetime import timedelta
 import pytest
 import redis
 from rq import Queue, Worker
-from rq.registry import ScheduledJobRegistry
 
 from service import deadlines, followups
+from service.store import game_key, shard_of, wake_key
 from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens, wait_for
 
 @pytest.fixture
@@ -48,7 +48,7 @@ def test_a_deadline_is_enforced_once_with_two_workers(queued_app, workers):
     game_id = created["game"]["id"]
     workers(2)
     wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
-    time.sleep(3)  # give any second job or sweep the chance to double a move
+    time.sleep(3)  # give any second job or poll the chance to double a move
     assert sorted(_timeouts(queued_app, game_id)) == [(0, "pick"), (1, "pick"), (2, "pick")]
     feed = client.get(f"/api/v1/games/{game_id}/events").get_json()["events"]
     assert sorted(e["event"]["seat"] for e in feed if e["event"]["type"] == "timeout") == [0, 1, 2]
@@ -67,17 +67,34 @@ def test_an_answered_decision_never_times_out(queued_app, workers):
     assert sorted(_timeouts(queued_app, game_id)) == [(0, "pick"), (2, "pick")]
 
 
-def test_a_lost_deadline_job_is_caught_by_the_sweep_once(queued_app, workers, redis_url):
+def test_the_commit_itself_indexes_when_the_game_next_needs_a_worker(queued_app, redis_url):
     client = queued_app.test_client()
-    created = new_game(client, seats=3, deadlines={"pick": 2})
-    game_id = created["game"]["id"]
-    connection = redis.Redis.from_url(redis_url)  # RQ reads bytes
-    registry = ScheduledJobRegistry(queue=Queue(followups.QUEUE, connection=connection))
-    lost = [job_id for job_id in registry.get_job_ids() if game_id in job_id]
-    assert lost, "the start scheduled a job at the deadline"
-    for job_id in lost:
-        registry.remove(job_id, delete_job=True)
-    workers(2)
+    created = new_game(client, seats=3, deadlines={"pick": 30})
+    game_id, store = created["game"]["id"], queued_app.extensions["palazzo.store"]
+    game = client.get(f"/api/v1/games/{game_id}").get_json()
+    earliest = min(deadlines.parse(d["deadline_at"]).timestamp() for d in game["pending"])
+    assert store.wake_at(game_id) == pytest.approx(earliest, abs=0.01)
+    connection = redis.Redis.from_url(redis_url)
+    assert not [k for k in connection.keys("rq:*") if game_id.encode() in k], "no job is scheduled for a deadline"
+    assert client.post(f"/api/v1/games/{game_id}/cancel", headers=bearer(created["tokens"]["host"])).status_code == 200
+    assert store.wake_at(game_id) is None, "a cancelled game needs no worker"
+
+
+def test_a_lost_wake_job_is_queued_again_once_its_claim_lapses(queued_app, workers, redis_url, monkeypatch):
+    from workers import context
+    from workers import deadlines as wake
+    client = queued_app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 1})
+    game_id, store = created["game"]["id"], queued_app.extensions["palazzo.store"]
+    monkeypatch.setattr(context, "store", lambda: store)
+    wait_for(lambda: bool(store.due(time.time())), 10)
+    assert wake.poll() == 1 and wake.poll() == 0, "claimed: queued once"
+    queue = Queue(followups.QUEUE, connection=redis.Redis.from_url(redis_url))
+    queue.empty()  # the queue Redis lost the job
+    assert wake.poll() == 0, "still claimed"
+    store.redis.delete(*store.redis.keys(game_key(game_id, "woke:*")))
+    assert wake.poll() == 1, "the claim lapsed: queued again"
+    workers(1)
     wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
     time.sleep(2)
     assert len(_timeouts(queued_app, game_id)) == 3
@@ -155,29 +172,17 @@ def test_a_redis_restart_between_scheduling_and_the_deadline_loses_nothing(tmp_p
         server.stop()
 
 
-def test_a_worker_killed_while_it_holds_the_job_leaves_it_to_the_sweep(queued_app, workers, redis_url):
-    """An enforce job that starts early waits for its deadline inside the worker: kill it then."""
-    from rq.registry import StartedJobRegistry
-    client = queued_app.test_client()
-    created = new_game(client, seats=3, deadlines={"pick": 6})
-    game_id = created["game"]["id"]
-    due = deadlines.parse(client.get(f"/api/v1/games/{game_id}").get_json()["pending"][0]["deadline_at"])
-    connection = redis.Redis.from_url(redis_url)
-    queue = Queue(followups.QUEUE, connection=connection)
-    scheduled = ScheduledJobRegistry(queue=queue)
-    for job_id in [j for j in scheduled.get_job_ids() if game_id in j]:
-        scheduled.remove(job_id, delete_job=True)  # only the early job and the sweep are left to act
-    holder, = workers(1)
-    wait_for(lambda: (due - deadlines.now()).total_seconds() < 1.5, 10)
-    queue.enqueue("workers.deadlines.enforce", game_id, job_id="early-enforce")  # as RQ may, a bit early
-    started = StartedJobRegistry(queue=queue)
-    wait_for(lambda: "early-enforce" in started.get_job_ids(), 10)
-    os.killpg(holder.pid, signal.SIGKILL)
-    assert _timeouts(queued_app, game_id) == [], "killed before the deadline: nothing was played"
-    workers(1)
-    wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
-    time.sleep(2)
-    assert sorted(_timeouts(queued_app, game_id)) == [(0, "pick"), (1, "pick"), (2, "pick")]
+def test_a_finished_game_is_compacted_by_a_worker_and_still_replays(redis_url, workers_on):
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0, COMPACT_AFTER=1)
+    client = app.test_client()
+    created = new_game(client, seats=3, bots={0: "greedy", 1: "greedy", 2: "greedy"})
+    game_id, store = created["game"]["id"], app.extensions["palazzo.store"]
+    workers_on(redis_url, 1, PALAZZO_COMPACT_AFTER="1")
+    wait_for(lambda: store.redis.exists(game_key(game_id, "archive")) == 1, 30)
+    assert not store.redis.exists(game_key(game_id, "log"), game_key(game_id, "events"))
+    assert store.wake_at(game_id) is None
+    assert client.get(f"/api/v1/games/{game_id}").get_json()["status"] == "finished"
+    assert_replays(app, game_id)
 
 
 def test_a_pause_that_runs_out_is_resumed_by_the_worker(queued_app, workers, redis_url):
@@ -192,7 +197,7 @@ def test_a_pause_that_runs_out_is_resumed_by_the_worker(queued_app, workers, red
     until = deadlines.now() + timedelta(seconds=2)
     meta = json.loads(store.redis.hget(game_key(game_id, "game"), "meta"))
     store.redis.hset(game_key(game_id, "game"), "meta", dumps({**meta, "paused_until": deadlines.stamp(until)}))
-    redis.Redis.from_url(redis_url).zadd(followups.DEADLINE_INDEX, {game_id: until.timestamp()})
+    store.redis.zadd(wake_key(shard_of(game_id)), {game_id: until.timestamp()})
     workers(1)
     wait_for(lambda: store.head(game_id)["status"] == "running", 20)
     feed = client.get(f"/api/v1/games/{game_id}/events").get_json()["events"]
