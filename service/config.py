@@ -16,7 +16,8 @@ import redis
 
 from service import followups, playing
 from service.links import LOCAL_BASE_URL
-from service.store import Store, connect, is_cluster_url, refuse_cluster_node
+from service.connection import connect, is_cluster_url, refuse_cluster_node
+from service.store import Store
 
 
 class ConfigError(RuntimeError):

@@ -15,7 +15,8 @@ import pytest
 import redis
 
 from service.config import ConfigError
-from service.store import WAKE_KEYS, ClusterURLError, feed_channel, game_key
+from service.connection import ClusterURLError
+from service.store import WAKE_KEYS, feed_channel, game_key
 from tests.cluster import LocalCluster
 from tests.conftest import (REPO, SECRET, WORKER, assert_replays, bearer, make_app, new_game, seat_tokens, sign_in,
                             wait_for)
@@ -237,7 +238,7 @@ def test_a_cluster_without_a_queue_redis_or_named_as_a_plain_redis_is_refused(cl
 
 def test_the_queues_default_to_what_a_cluster_needs():
     from service.config import queue_url
-    from service.store import cluster_nodes
+    from service.connection import cluster_nodes
     cluster = {"REDIS_URL": "redis+cluster://:pw@10.0.0.1,10.0.0.2:7001/0"}
     assert cluster_nodes(cluster["REDIS_URL"]) == [("10.0.0.1", 6379), ("10.0.0.2", 7001)]
     assert queue_url({"REDIS_URL": "redis://h:1/2", "QUEUE_URL": None}) == "redis://h:1/2"

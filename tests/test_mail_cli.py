@@ -14,7 +14,7 @@ from service.cli import main
 from service.localredis import free_port
 from service.mail import outbox, render
 from service.mail.message import Mail
-from service.store import connect
+from service.connection import connect
 
 REPO = Path(__file__).resolve().parent.parent
 KEYS = {"to", "subject", "text", "html", "headers", "kind", "game", "seat"}

@@ -67,7 +67,8 @@ def read_outbox(var: str) -> list[dict[str, Any]]:
 
     from service import mailbox
     from service.mail.message import Mail
-    from service.store import Store, connect
+    from service.connection import connect
+    from service.store import Store
 
     url = redis_url(var)
     try:
