@@ -6,8 +6,9 @@ of bots only through the service's own move path (`service.games.create`, `start
 commits in `service.playing`, followups inline: no RQ, no HTTP):
 
 - memory: --games finished games per seat count (3 and 5); for each, `MEMORY USAGE ... SAMPLES 0`
-  of every key in the game's slot (found with `CLUSTER GETKEYSINSLOT` on the master that owns it)
-  plus its host token, and the bytes its commands added to the master's append-only file;
+  of every key of the game (a SCAN of its master) plus its host token, and the bytes its commands
+  added to the master's append-only file; then the same once the game is compacted (`Store.compact`,
+  what a worker does PALAZZO_COMPACT_AFTER seconds after the end);
 - throughput: --procs processes each play games for --seconds; the commits each master ran (INFO
   commandstats, EVALSHA) give moves/s per master, and the CPU its redis-server used over the window
   (every command a move costs, the network and the fsyncs) gives the ceiling of a master's single
@@ -57,33 +58,41 @@ def aof_bytes(node_dir: Path) -> int:
     return sum(path.stat().st_size for path in node_dir.rglob("*.aof"))
 
 
+def game_memory(cluster: LocalCluster, game_id: str, parts: dict[str, list[int]]) -> int:
+    """Bytes of every key of the game on its master, each part's added to `parts`."""
+    node = cluster.node(cluster.owner(game_key(game_id, "game")))
+    total = 0
+    for key in node.scan_iter(match=game_key(game_id, "*"), count=1000):
+        used = int(node.execute_command("MEMORY", "USAGE", key, "SAMPLES", "0"))
+        parts[key.rsplit(":", 1)[-1]].append(used)
+        total += used
+    return total
+
+
 def memory(cluster: LocalCluster, data: Path, count: int) -> None:
     store = store_for(cluster.url)
     for seats in (3, 5):
-        per_game, parts, aof, moves = [], defaultdict(list), [], []
+        per_game, parts, aof, moves, compacted = [], defaultdict(list), [], [], []
         for seed in range(count):
             before = {n: aof_bytes(data / f"node-{port}") for n, port in enumerate(cluster.ports)}
             game_id = play_one(store, seats, 1000 * seats + seed)
             home = cluster.owner(game_key(game_id, "game"))
             aof.append(aof_bytes(data / f"node-{cluster.ports[home]}") - before[home])
-            node = cluster.node(home)
-            slot = int(node.execute_command("CLUSTER", "KEYSLOT", game_key(game_id, "game")))
-            keys = [k for k in node.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000) if game_id in k]
-            total = 0
-            for key in keys:
-                used = int(node.execute_command("MEMORY", "USAGE", key, "SAMPLES", "0"))
-                parts[key.rsplit(":", 1)[-1]].append(used)
-                total += used
+            total = game_memory(cluster, game_id, parts)
             host = games.load(store, game_id).meta["host"]
             token_node = cluster.node(cluster.owner(token_key(host)))
             used = int(token_node.execute_command("MEMORY", "USAGE", token_key(host), "SAMPLES", "0"))
             parts["host token"].append(used)
             per_game.append(total + used)
             moves.append(store.redis.llen(game_key(game_id, "log")))
+            assert store.compact(game_id)
+            compacted.append(game_memory(cluster, game_id, defaultdict(list)) + used)
         print(f"{seats} seats, {count} finished games: MEMORY USAGE per game median "
               f"{statistics.median(per_game) / 1024:.1f} KiB (min {min(per_game) / 1024:.1f}, "
               f"max {max(per_game) / 1024:.1f}); AOF written per game median {statistics.median(aof) / 1024:.1f} KiB; "
-              f"median {statistics.median(moves):.0f} moves a game")
+              f"median {statistics.median(moves):.0f} moves a game; compacted: median "
+              f"{statistics.median(compacted) / 1024:.1f} KiB (max {max(compacted) / 1024:.1f}), "
+              f"{statistics.median(compacted) / statistics.median(per_game):.2f} of before")
         for part, sizes in sorted(parts.items(), key=lambda item: -statistics.median(item[1])):
             print(f"    {part:<12} median {statistics.median(sizes) / 1024:7.1f} KiB")
 
