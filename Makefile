@@ -1,17 +1,22 @@
 # The two commands a newcomer needs: `make run` and `make test`. Each sets up what it needs first.
 # Python packages go into a virtual environment (.venv): Debian's python3 refuses a system-wide
-# pip install (PEP 668). Debian packages (python3-venv, redis-server) come from apt-get, with sudo
-# when not root.
+# pip install (PEP 668). Debian packages (python3-venv, redis-server, and chromium for the browser
+# tests, which Playwright drives: it never downloads a browser of its own) come from apt-get, with
+# sudo when not root.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
-.PHONY: setup run test bench
+.PHONY: setup browser run test bench
 
 setup: $(VENV)/.installed
 	@command -v redis-server >/dev/null || ($(SUDO) apt-get update -qq && $(APT_INSTALL) redis-server)
+
+# The browser tests drive Debian's Chromium at /usr/bin/chromium (only the tests need it).
+browser:
+	@test -x /usr/bin/chromium || ($(SUDO) apt-get update -qq && $(APT_INSTALL) chromium)
 
 # A venv without pip is one Debian could not finish (no python3-venv): start it again after installing that.
 $(VENV)/bin/pip:
@@ -27,7 +32,7 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/pip
 run: setup
 	$(PY) -m service.cli up
 
-test: setup
+test: setup browser
 	$(PY) -m pytest
 
 bench: setup

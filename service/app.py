@@ -21,10 +21,13 @@ from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
 from service.resources import events, games, health, host, moves, orders, players
 from service.spec import describe_games
-from service.web import dev_mailbox, mail_events, oneclick, signin_page, unsubscribe
+from service.web import (create_page, dev_mailbox, home, host_page, mail_events, oneclick, pages, seat_link, seat_page,
+                         signin_page, unsubscribe, watch)
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, players.blp, health.blp]
-OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static"}
+PAGES = [home, signin_page, seat_link, seat_page, watch, create_page, host_page, oneclick, unsubscribe, dev_mailbox,
+         mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
+OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static"}
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token
 GAME_MODULES = {"princes-of-florence": "engine.pof"}
 STORE_RETRY_AFTER = 5
@@ -104,8 +107,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     describe_games(api, served)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
-    for page in (signin_page, oneclick, unsubscribe, dev_mailbox, mail_events):
+    for page in PAGES:
         app.register_blueprint(page.bp)
+    app.register_blueprint(pages.assets())
     app.extensions["palazzo.limit"] = ratelimit.Limit.parse(app.config["RATE_LIMIT"])
     app.before_request(_identify)
     app.before_request(_refuse_bad_token)

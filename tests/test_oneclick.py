@@ -93,7 +93,7 @@ def test_opening_a_link_never_acts(app, client, toy):
         page = client.get(url)
         assert page.status_code == 200 and b'method="post"' in page.data and b"pick 1" in page.data
         assert client.head(url).status_code == 200
-    assert client.get(_path(links["seat"])).status_code == 200
+    assert client.get(_path(links["seat"])).status_code == 303  # the seat link signs in and redirects
     assert len(_log(app, game_id)) == before
     assert _table(app, game_id).decision_of(0) is not None
     assert page.headers["Cache-Control"] == "no-store" and page.headers["Referrer-Policy"] == "no-referrer"
@@ -282,10 +282,12 @@ def test_the_seat_page_shows_the_decision_from_the_seats_own_view(app, client):
     own = {p.replace("_", " ") for p in state["pending"][0]["private"]["dealt"]}
     others = {p.replace("_", " ") for d in state["pending"][1:] for p in d["private"]["dealt"]} - own
     assert others, "the seats were dealt different professions"
-    page = client.get(_path(_answers(app, game_id, 0)["seat"]))
+    entered = client.get(_path(_answers(app, game_id, 0)["seat"]))
+    assert entered.status_code == 303  # the seat link signs in and leads to the seat page
+    page = client.get(entered.headers["Location"])
     text = page.data.decode()
     assert page.status_code == 200 and page.headers["Cache-Control"] == "no-store"
-    assert "round 1" in text and "Your cash: 3,500 florins" in text and "Take the default: Keep" in text
+    assert "Round 1" in text and "3,500 florins" in text and "Keep " in text
     assert all(name in text for name in own) and not any(name in text for name in others)
     assert client.get(_path(_answers(app, game_id, 0)["seat"]) + "x").status_code == 403
 

@@ -1,4 +1,4 @@
-"""Web pages for people who follow a mailed link (the full seat pages come later).
+"""The browser's side of Palazzo: the pages a mailed link lands on, and the game played in them.
 
 The app keeps its store and link signer in `current_app.extensions`; every page reaches them (and
 marks a page that shows a link's secrets private) through the helpers below, one way for all.

@@ -1,4 +1,4 @@
-"""One-click answers from a mail, and the minimal seat page they sit on (until the web issue builds it).
+"""One-click answers from a mail.
 
 A link names one move for one seat's one decision (its `since`) and dies at that decision's deadline.
 Opening it (GET) only shows a confirm page, because mail scanners open links; the confirm (POST) plays
@@ -21,9 +21,10 @@ from service.links import Links
 from service.mail import phrases
 from service.problems import Problem
 from service.store import dumps
+from service.web.seat_link import seat_url
 
-ACT, SEAT = "act", "seat"  # link purposes: the signature's salt, so neither opens the other
-ACT_PAGE, SEAT_PAGE = "/act", "/seat"
+ACT = "act"  # the link's purpose: the signature's salt, so no other link opens it
+ACT_PAGE = "/act"
 MAX_AGE = 60 * 24 * 3600  # a backstop: longer than any deadline (30 days) plus a pause or two
 TOKEN_CHARS = 4000
 STEP_OUT: Move = {"type": "step_out"}
@@ -34,7 +35,7 @@ bp = Blueprint("oneclick", __name__, template_folder="templates")
 def answer_links(links: Links, table: games.Table, seat: int) -> dict[str, Any]:
     """The seat page and the signed one-click answers to the seat's pending decision, for a mail."""
     decision = table.decision_of(seat)
-    return {"seat": seat_url(links, table.id, seat),
+    return {"seat": seat_url(links, table, seat),
             "one_click": [{"label": label, "move": move, "url": act_url(links, table.id, seat, decision, move)}
                           for label, move in common_answers(table, seat)]}
 
@@ -77,10 +78,6 @@ def act_url(links: Links, game_id: str, seat: int, decision: dict[str, Any], mov
 def choice(links: Links, move: Move) -> str:
     """A digest of the move keyed with the server's secret, so nobody can guess it from a link."""
     return hmac.new(links.secret.encode(), dumps(move).encode(), hashlib.sha256).hexdigest()[:32]
-
-
-def seat_url(links: Links, game_id: str, seat: int) -> str:
-    return links.url(SEAT_PAGE, t=links.sign(SEAT, {"g": game_id, "s": seat}))
 
 
 @dataclass(frozen=True)
@@ -157,15 +154,6 @@ def act() -> Response:
             raise
         return _moved_on(games.load(store, answer.game_id), answer.seat, problem)
     return _page(200, f"Done: {label}", situation=_situation(games.load(store, answer.game_id), answer.seat))
-
-
-@bp.route(SEAT_PAGE, methods=["GET"])
-def seat_page() -> Response:
-    payload = web.links().open(SEAT, request.args.get("t", "")[:TOKEN_CHARS], MAX_AGE)
-    if not isinstance(payload, dict) or set(payload) != {"g", "s"}:
-        raise Problem("bad_link", "this is not a seat link")
-    table = games.load(web.store(), payload["g"])
-    return _page(200, f"Your seat at game {table.id}", situation=_situation(table, payload["s"]))
 
 
 @bp.errorhandler(Problem)

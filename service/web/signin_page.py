@@ -1,27 +1,55 @@
-"""The page a sign-in link lands on: GET only shows a button (mail scanners open links), POST signs in.
+"""Signing in from a browser: ask for a link by address, and trade a mailed link for a session.
 
-The POST trades the single-use link for a player token and shows it once, for the player to paste
-into his client. (The web issue replaces this with a session cookie and his games.)
+The link page only shows a button on GET (mail scanners open links, and a link works once); the
+POST redeems the link through `signin.redeem`, the API's own path, keeps the address it proved in a
+new session (service.web.session) and redirects to the player's games, so the link leaves the
+address bar and the history at once. No token is ever shown or kept by the browser.
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Response, redirect, request, url_for
+from marshmallow import ValidationError
 
-from service import signin, web
+from service import signin, tokens, web
 from service.problems import Problem
+from service.schemas import SignInIn
+from service.store import loads, token_key
+from service.web import session
+from service.web.pages import blueprint, render
 
-bp = Blueprint("sign_in_page", __name__, template_folder="templates")
+bp = blueprint("sign_in_page", __name__)
+LINK_CHARS = 1000
 
 
 @bp.route(signin.PAGE, methods=["GET"])
-def confirm() -> str:
-    return render_template("sign_in.html", link=request.args.get("link", "")[:1000], token=None, error=None)
+def confirm() -> Response:
+    return render("sign_in.html", link=request.args.get("link", "")[:LINK_CHARS], error=None, mailed=False)
 
 
 @bp.route(signin.PAGE, methods=["POST"])
-def sign_in() -> Response | tuple[str, int]:
+def sign_in() -> Response:
     try:
-        token = signin.redeem(web.store(), web.links(), request.form.get("link", "")[:1000])
+        token = signin.redeem(web.store(), web.links(), request.form.get("link", "")[:LINK_CHARS])
     except Problem as problem:
-        return render_template("sign_in.html", link="", token=None, error=problem.detail), problem.status
-    return web.private(current_app.make_response(render_template("sign_in.html", link="", token=token, error=None)))
+        return render("sign_in.html", problem.status, link="", error=problem, mailed=False)
+    session.sign_in(email=_address_of(token))
+    session.flash("You are signed in.")
+    return redirect(url_for("home_page.home"), 303)
+
+
+def _address_of(token: str) -> str:
+    """The address hash a freshly redeemed player token stands for (the link proved it)."""
+    token_id, _ = tokens.split(token)
+    return loads(web.store().redis.get(token_key(token_id)))["email"]
+
+
+@bp.route(f"{signin.PAGE}/mail", methods=["POST"])
+def mail_link() -> Response:
+    """Mail a sign-in link, as POST /api/v1/sign-in does: the same page whether or not one went out."""
+    try:
+        email = SignInIn().load({"email": request.form.get("email", "")[:300]})["email"]
+    except ValidationError:
+        return render("sign_in.html", 422, link="", mailed=False,
+                      error=Problem("invalid_request", "that is not an address we can mail"))
+    signin.send_link(web.store(), web.links(), email)
+    return render("sign_in.html", link="", error=None, mailed=True)

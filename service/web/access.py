@@ -1,0 +1,44 @@
+"""Which seat of a game, and whether its host, the visitor of a page is: from his session's grants only."""
+from __future__ import annotations
+
+from typing import Any
+
+from service.games import Table
+from service.problems import Problem
+from service.web.session import Visitor
+
+
+def seat_key(entry: dict[str, Any]) -> str | None:
+    """What a seat link and a seat grant are bound to: the seat's address, else its token. Replacing
+    the player changes it, so every link and session of the old one stops at once."""
+    return entry.get("email_hash") or entry.get("token")
+
+
+def seat_of(visitor: Visitor, table: Table) -> int | None:
+    if visitor.email:
+        seat = table.seat_of_email(visitor.email)
+        if seat is not None:
+            return seat
+    seats = table.meta["seats"]
+    for game_id, seat, key in visitor.seats:
+        if game_id == table.id and 0 <= seat < len(seats) and key and seat_key(seats[seat]) == key:
+            return seat
+    return None
+
+
+def is_host(visitor: Visitor, table: Table) -> bool:
+    return [table.id, table.meta["host"]] in visitor.hosts
+
+
+def host_only(visitor: Visitor, table: Table) -> None:
+    if not is_host(visitor, table):
+        raise Problem("host_only", "only this game's host may see this page; open it in the browser "
+                                   "that created the game")
+
+
+def seat_only(visitor: Visitor, table: Table) -> int:
+    seat = seat_of(visitor, table)
+    if seat is None:
+        raise Problem("not_a_seat", "you hold no seat at this game in this browser; sign in with the "
+                                    "link mailed to you")
+    return seat

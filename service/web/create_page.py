@@ -1,0 +1,102 @@
+"""`/new`: create a game from a form, as POST /api/v1/games does: seats with names and addresses or
+bots, the options, deadlines per kind of decision.
+
+The form is read into the API's own body and checked by its schema (`GameIn`), then created by
+`games.create`; seats with an address get their sign-in link by mail. This browser becomes the
+game's host (the session keeps the grant; no token is shown) and lands on the host page.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, redirect, request, url_for
+from marshmallow import ValidationError
+
+from service import games, signin
+from service.problems import Problem
+from service.schemas import GameIn
+from service.web import links as web_links
+from service.web import session
+from service.web import store as web_store
+from service.web.pages import blueprint, render
+
+bp = blueprint("create_page", __name__)
+ROWS = 5
+PLAYERS = ("human", "random", "greedy")
+DEADLINES = [("setup", "keeping professions at the start"), ("auction", "choosing an item to auction"),
+             ("bid", "each bid"), ("turn", "an action turn"), ("choice", "a choice after a purchase")]
+
+
+@bp.route("/new", methods=["GET"])
+def form() -> Response:
+    return render("create.html", values={}, errors=None, rows=ROWS, players=PLAYERS, deadlines=DEADLINES)
+
+
+@bp.route("/new", methods=["POST"])
+def create() -> Response:
+    values = request.form
+    try:
+        spec = GameIn().load(body_from(values))
+        table, _, invitations = games.create(web_store(), spec, current_app.config["MIN_DEADLINE"])
+    except ValidationError as error:
+        return _again(values, _messages(error.messages))
+    except Problem as problem:
+        return _again(values, [problem.detail])
+    for invitation in invitations:
+        signin.invite(web_store(), web_links(), invitation)
+    session.sign_in(host=[table.id, table.meta["host"]])
+    if values.get("start") == "true":
+        games.start(web_store(), table)
+        session.flash("The game is created and started.")
+    else:
+        session.flash("The game is created; start it when everyone is seated.")
+    return redirect(url_for("host_page.host", game_id=table.id), 303)
+
+
+def body_from(values: Any) -> dict[str, Any]:
+    """The API's POST /games body the form describes: rows without a name are left out."""
+    seats = []
+    for row in range(ROWS):
+        name = values.get(f"name{row}", "").strip()
+        if not name:
+            continue
+        player = values.get(f"player{row}", "human")
+        email = values.get(f"email{row}", "").strip()
+        seats.append({"name": name, "email": email or None, "bot": None if player == "human" else player})
+    deadlines = {}
+    for key, _ in DEADLINES:
+        hours = values.get(f"deadline_{key}", "").strip()
+        if hours:
+            deadlines[key] = _seconds(hours)
+    body: dict[str, Any] = {
+        "game": "princes-of-florence", "seats": seats, "deadlines": deadlines,
+        "options": {"bidding": "open" if values.get("bidding") == "open" else "step",
+                    "auction_pass": values.get("auction_pass") == "true",
+                    "shuffle_seats": values.get("shuffle_seats") == "true"},
+    }
+    for number in ("missed_turns", "seed"):
+        text = values.get(number, "").strip()
+        if text:
+            body[number] = int(text) if text.isdigit() else text
+    return body
+
+
+def _seconds(hours: str) -> Any:
+    try:
+        return round(float(hours) * 3600)
+    except ValueError:
+        return hours  # the schema refuses it with a message
+
+
+def _messages(messages: Any, path: str = "") -> list[str]:
+    """marshmallow's nested messages as lines a person reads: "seats 1 email: Not a valid email address." """
+    if isinstance(messages, dict):
+        return [line for key, value in messages.items()
+                for line in _messages(value, f"{path} {int(key) + 1 if isinstance(key, int) else key}".strip())]
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        return [f"{path.replace('_', ' ')}: {' '.join(messages)}"]
+    return [f"{path}: {messages}"]
+
+
+def _again(values: Any, errors: list[str]) -> Response:
+    return render("create.html", 422, values=values, errors=errors, rows=ROWS, players=PLAYERS, deadlines=DEADLINES)

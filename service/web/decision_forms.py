@@ -1,0 +1,159 @@
+"""The seat's legal moves, laid out as the forms of its decision.
+
+Every form posts one move `legal_moves` listed (or, for a publish, one its `fill` annotation allows;
+for a bid with open bidding, an amount in the listed range), so the page offers exactly what the
+rules accept now. Moves that need a second look (a placement, a publish) come with a preview step
+made of plain links and GET forms, so all of it works without a script.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from engine.core import Move, filled, fills
+from engine.pof import scoring
+from engine.pof.data import AUCTION_ITEMS, BUILDINGS, ECONOMY, ROUNDS
+from service.games import RUNNING, Table
+from service.mail import phrases
+from service.web import words
+from service.web.placing import piece_picture, placement
+
+SIMPLE = ("open_auction", "pass_auction", "step_out", "keep_enticement", "buy_freedom", "buy_profession",
+          "buy_bonus_card", "discard_landscape", "keep_professions", "end_turn")
+Href = Callable[..., str]
+
+
+def decision(table: Table, seat: int, view: dict[str, Any], args: Any, href: Href) -> dict[str, Any] | None:
+    """The seat's decision and its forms, or None when nothing waits for it."""
+    pending = table.decision_of(seat)
+    if table.status != RUNNING or pending is None:
+        return None
+    game, state = table.game, table.state
+    legal = game.legal_moves(state, seat)
+    details = next((d for d in view.get("pending", []) if d.get("seat") == seat), {})
+    asked = {**details, **pending}
+    me = view["players"][seat]
+    out: dict[str, Any] = {
+        "kind": pending["kind"], "words": phrases.pending(asked, view), "since": pending["since"],
+        "simple": [{"label": _label(game, move, asked), "move": move} for move in legal if move["type"] in SIMPLE],
+        "entice": [{"label": game.describe(move), "move": move} for move in legal if move["type"] == "entice"],
+        "bid": None, "choose": [], "split": None, "builds": [], "placing": None, "publish": [],
+        "sell": me["prestige"] if me["prestige"] > 0 else 0,
+        "dealt": [{"name": words.name(p), **{k: words.name(v) for k, v in words.preferences(p).items()}}
+                  for p in asked["private"]["dealt"]] if pending["kind"] == "keep_professions" else [],
+    }
+    if pending["kind"] == "bid":
+        out["bid"] = _bid(view, legal)
+    elif pending["kind"] == "choose_card":
+        out["choose"] = _choose(asked)
+    elif pending["kind"] == "split_payout":
+        out["split"] = _split(asked)
+    elif pending["kind"] == "place_landscape":
+        kind = asked["landscape"]
+        out["placing"] = placement(kind, [m for m in legal if m["type"] == "place_landscape"], me,
+                                   lambda **step: href(**step), args.get("turn"), args.get("at"),
+                                   f"Where your {kind} may go")
+    elif pending["kind"] == "action":
+        out["builds"] = _builds(me, legal, href)
+        chosen = args.get("piece")
+        if chosen in BUILDINGS:
+            moves = [m for m in legal if m["type"] == "build" and m["building"] == chosen]
+            if moves:
+                out["placing"] = placement(chosen, moves, me, lambda **step: href(piece=chosen, **step),
+                                           args.get("turn"), args.get("at"), f"Where the {chosen} may go")
+        out["publish"] = _publish(table, seat, me, legal, args, view["min_work_value"])
+        out["actions_left"] = ECONOMY["actions_per_turn"] - view["turn"]["actions"]
+    return out
+
+
+def _label(game: Any, move: Move, asked: dict[str, Any]) -> str:
+    if move["type"] == "keep_professions":
+        back = [words.name(p) for p in asked["private"]["dealt"] if p not in move["professions"]]
+        return f"{game.describe(move).replace('_', ' ')} (give back {words.listing(back)})"
+    return game.describe(move)
+
+
+def _bid(view: dict[str, Any], legal: list[Move]) -> dict[str, Any]:
+    amounts = [move["amount"] for move in legal if move["type"] == "bid"]
+    lot = view["auction"]["lot"]
+    return {"open": view["options"]["bidding"] == "open", "amounts": amounts,
+            "least": min(amounts) if amounts else None, "most": max(amounts) if amounts else None,
+            "step": ECONOMY["auction_step"], "item": words.name(lot["item"]), "current": lot["bid"]}
+
+
+def _choose(asked: dict[str, Any]) -> list[dict[str, Any]]:
+    """One form per card shown: keep it, and put the others back in an order the seat may change."""
+    deck, shown = asked["deck"], asked["private"]["cards"]
+    out = []
+    for card in shown:
+        rest = [other for other in shown if other != card]
+        out.append({"card": card, "name": words.name(card), "text": _card_text(deck, card), "rest": rest,
+                    "names": {other: words.name(other) for other in shown}})
+    return out
+
+
+def _card_text(deck: str, card: str) -> str:
+    if deck == "bonus_cards":
+        return words.bonus_text(card)
+    if deck == "prestige_cards":
+        return words.prestige_text(card)
+    prefs = words.preferences(card)
+    return f"prefers the {prefs['building']}, {prefs['landscape']} and freedom of {prefs['freedom']}"
+
+
+def _split(asked: dict[str, Any]) -> dict[str, Any]:
+    rate = ECONOMY["florins_per_prestige_when_publishing"]
+    payout = asked["payout"]
+    return {"payout": payout, "options": [{"prestige": points, "florins": payout - points * rate}
+                                          for points in range(payout // rate + 1)]}
+
+
+def _builds(me: dict[str, Any], legal: list[Move], href: Href) -> list[dict[str, Any]]:
+    places: dict[str, int] = {}
+    for move in legal:
+        if move["type"] == "build":
+            places[move["building"]] = places.get(move["building"], 0) + 1
+    hand = me.get("private", {}).get("hand", [])
+    prices = ECONOMY["price_building_by_architects"]
+    price = prices[min(me["architects"], len(prices) - 1)]
+    return [{"kind": kind, "size": words.building_size(kind), "places": count, "price": price,
+             "picture": piece_picture(kind), "href": href(piece=kind),
+             "wanted_by": [words.name(p) for p in hand if words.preferences(p)["building"] == kind]}
+            for kind, count in places.items()]
+
+
+def _publish(table: Table, seat: int, me: dict[str, Any], legal: list[Move], args: Any,
+             least: int) -> list[dict[str, Any]]:
+    """One form per profession that can publish: its bonus cards to tick, what each adds, and (once
+    previewed) the work's value and the move that publishes it."""
+    out = []
+    for listed in (move for move in legal if move["type"] == "publish"):
+        profession = listed["profession"]
+        annotation = next(iter(fills(table.game, table.state, seat, listed)), None)
+        base = annotation["base"] if annotation else scoring.work_value(me, profession, [])
+        adds = {c["value"]: c["adds"] for c in annotation["choices"]} if annotation else {}
+        previewing = args.get("publish") == profession
+        ticked = args.getlist("bonus_cards") if previewing else listed["bonus_cards"]
+        entry = {
+            "profession": profession, "name": words.name(profession), "base": base, "least": least,
+            "choices": [{"value": card, "name": words.name(card), "text": words.bonus_text(card), "adds": add,
+                         "checked": card in ticked} for card, add in adds.items()],
+            "listed": listed, "preview": None,
+        }
+        if previewing:
+            move = filled(listed, annotation, ticked) if annotation else (listed if not ticked else None)
+            value = base + sum(adds.get(card, 0) for card in ticked)
+            entry["preview"] = {"value": value, "move": move, "cards": [words.name(c) for c in ticked],
+                                "payout": value * ECONOMY["florins_per_work_point"]}
+        out.append(entry)
+    return out
+
+
+def orders_form(view: dict[str, Any], seat: int) -> dict[str, Any] | None:
+    """Standing orders to set from the page, filled with the current ones; None once no auction is left."""
+    if view["round"] == ROUNDS and view["phase"] != "auction" or view["phase"] == "over":
+        return None
+    current = view["players"][seat]["private"].get("orders") or {}
+    limits = current.get("limits", {})
+    return {"items": [{"id": item, "name": words.name(item), "limit": limits.get(item)} for item in AUCTION_ITEMS],
+            "step_out_otherwise": current.get("step_out_otherwise", False), "current": current or None,
+            "for_round": current.get("round")}

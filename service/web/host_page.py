@@ -1,0 +1,103 @@
+"""The host's page: start, pause, resume or cancel the game, hand a seat to someone else, and see
+what went wrong: mail that was not delivered, decisions missed, who a bot stands in for.
+
+Each button posts to a route that calls the same host action as the API (`service.games`), for the
+browser that created the game only (its session holds the host grant). Seats without an address
+get a seat link here for the host to pass on, as the API hands him their tokens.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, redirect, request, url_for
+from marshmallow import ValidationError
+
+from service import games, signin
+from service.callers import Caller
+from service.problems import Problem
+from service.resources.common import game_out, load_game
+from service.schemas import PauseIn, SeatIn
+from service.web import access, session, tableau
+from service.web import links as web_links
+from service.web import store as web_store
+from service.web.pages import blueprint, render
+from service.web.seat_link import seat_url
+
+bp = blueprint("host_page", __name__)
+ACTIONS = ("start", "pause", "resume", "cancel")
+
+
+@bp.route("/games/<game_id>/host", methods=["GET"])
+def host(game_id: str) -> Response:
+    table = load_game(game_id)
+    access.host_only(session.current(), table)
+    return _draw(table)
+
+
+def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> Response:
+    out = game_out(table, Caller("host", "", table.id))
+    zone = "UTC"
+    seats = []
+    for seat in out["seats"]:
+        entry = table.meta["seats"][seat["seat"]]
+        link = seat_url(web_links(), table, seat["seat"]) if not entry.get("bot") and not entry.get("email") else None
+        seats.append({**seat, "link": link})
+    names = [s["name"] for s in out["seats"]]
+    pending = [{"name": names[d["seat"]], "what": tableau.WAITING.get(d["kind"], d["kind"]),
+                "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
+        if table.status in (games.RUNNING, games.PAUSED) else []
+    return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem,
+                  flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
+                  paused_until=tableau.due(out["paused_until"], zone), bots=("random", "greedy"))
+
+
+@bp.route("/games/<game_id>/host/<action>", methods=["POST"])
+def act(game_id: str, action: str) -> Response:
+    table = load_game(game_id)
+    access.host_only(session.current(), table)
+    if action not in ACTIONS:
+        raise Problem("not_found", f"a host cannot {action!r}")
+    store = web_store()
+    if action == "cancel" and request.form.get("confirm") != "yes":
+        return _draw(table, 422, "Tick the box to confirm that the game should end; nothing was changed.")
+    try:
+        if action == "pause":
+            hours = PauseIn().load({"hours": _number(request.form.get("hours"))})["hours"]
+            games.pause(store, table, hours)
+        else:
+            getattr(games, action)(store, table)
+    except ValidationError:
+        return _draw(table, 422, "A pause lasts 1 to 168 hours; nothing was changed.")
+    except Problem as problem:
+        return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
+    session.flash({"start": "The game has started.", "pause": "The game is paused.", "resume": "The game goes on.",
+                   "cancel": "The game is cancelled."}[action])
+    return redirect(url_for("host_page.host", game_id=game_id), 303)
+
+
+@bp.route("/games/<game_id>/host/seats/<int:seat>", methods=["POST"])
+def replace(game_id: str, seat: int) -> Response:
+    """Hand a seat to another player or a bot, as PUT /games/{id}/seats/{seat} does."""
+    table = load_game(game_id)
+    access.host_only(session.current(), table)
+    form = request.form
+    player = form.get("player", "human")
+    body: dict[str, Any] = {"name": form.get("name", "").strip(), "email": form.get("email", "").strip() or None,
+                            "bot": None if player == "human" else player}
+    try:
+        spec = SeatIn().load(body)
+        table, _, invitation = games.replace_seat(web_store(), table, seat, spec)
+    except ValidationError as error:
+        lines = "; ".join(f"{k}: {' '.join(v) if isinstance(v, list) else v}" for k, v in error.messages.items())
+        return _draw(table, 422, f"The seat was not handed over ({lines}).")
+    except Problem as problem:
+        return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
+    if invitation:
+        signin.invite(web_store(), web_links(), invitation)
+    session.flash(f"Seat {seat + 1} is now {spec['name']}'s.")
+    return redirect(url_for("host_page.host", game_id=game_id), 303)
+
+
+def _number(text: str | None) -> Any:
+    text = (text or "").strip()
+    return int(text) if text.isdigit() else text

@@ -1,0 +1,130 @@
+"""The seat page: a player's whole game in one page, and every move he may make as a form.
+
+GET draws the page for the seat this browser holds; POST /games/<id>/play turns the form into the
+API's move object, checks it with the API's schema and submits it through `playing.submit`, the
+path every channel takes, against the version the page was drawn at. A stale page gets the game as
+it is now with a line saying nothing was played (409); an illegal move the same with the rules'
+reason (422). Success redirects back to the page (303), so a reload never posts twice.
+"""
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Response, redirect, request, url_for
+from marshmallow import ValidationError
+
+from service import games, playing
+from service.games import Table
+from service.problems import Problem
+from service.resources.common import load_game
+from service.vocabulary import check_move
+from service.web import access, decision_forms, forms, session, story, tableau
+from service.web import store as web_store
+from service.web.pages import blueprint, render
+
+bp = blueprint("seat_page", __name__)
+GAME = "princes-of-florence"
+KEY_CHARS = 64
+
+
+def seat_href(game_id: str, **step: Any) -> str:
+    """The seat page with the steps of a placement or a publish preview in its query."""
+    query = urlencode({k: v for k, v in step.items() if v is not None})
+    return url_for("seat_page.show", game_id=game_id) + (f"?{query}" if query else "") + "#decision"
+
+
+@bp.route("/games/<game_id>", methods=["GET"])
+def show(game_id: str) -> Response:
+    table = load_game(game_id)
+    seat = access.seat_of(session.current(), table)
+    if seat is None:
+        return redirect(url_for("watch_page.watch", game_id=game_id), 303)
+    return draw(table, seat)
+
+
+def draw(table: Table, seat: int, status: int = 200, problem: str | None = None) -> Response:
+    """The seat page as the game stands; `problem` says why a move was refused, if one was."""
+    visitor = session.current()
+    context: dict[str, Any] = {
+        "seat": seat, "game": table.game, "problem": problem, "flash": session.take_flash(),
+        "host": access.is_host(visitor, table), "play_url": url_for("seat_page.play", game_id=table.id),
+    }
+    if table.meta["game"] != GAME:
+        moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []
+        brief = {"game_id": table.id, "version": table.version, "status": table.status,
+                 "log_total": web_store().feed_length(table.id)}
+        return render("seat_generic.html", status, table=brief, view=table.game.view(table.state, seat),
+                      moves=[(table.game.describe(m), m) for m in moves], **context)
+    context["table"] = tableau.table_context(web_store(), table, seat)
+    args = request.args if request.method == "GET" else {}
+    context["decision"] = decision_forms.decision(table, seat, table.game.view(table.state, seat), _Args(args),
+                                                  lambda **step: seat_href(table.id, **step))
+    context["orders"] = (decision_forms.orders_form(table.game.view(table.state, seat), seat)
+                         if table.status == "running" else None)
+    return render("seat.html", status, **context)
+
+
+class _Args:
+    """Query arguments for a redraw after a POST (none) and a GET alike."""
+
+    def __init__(self, args: Any):
+        self.args = args
+
+    def get(self, name: str) -> str | None:
+        return self.args.get(name) if self.args else None
+
+    def getlist(self, name: str) -> list[str]:
+        return self.args.getlist(name) if self.args else []
+
+
+@bp.route("/games/<game_id>/play", methods=["POST"])
+def play(game_id: str) -> Response:
+    table = load_game(game_id)
+    seat = access.seat_only(session.current(), table)
+    try:
+        seen = int(request.form.get("version", ""))
+    except ValueError:
+        raise Problem("bad_request", "the form does not say which version of the game it was drawn at") from None
+    try:
+        move = check_move(table.game, forms.move_from(table.game, request.form))
+    except ValidationError as error:
+        return draw(table, seat, 422, f"That move could not be read ({_first(error.messages)}); nothing was played.")
+    except Problem as problem:
+        return draw(table, seat, problem.status, f"{problem.detail}; nothing was played.")
+    key = request.form.get("key", "")[:KEY_CHARS] or None
+    label = table.game.describe(move)
+    try:
+        playing.submit(web_store(), table, seat, move, seen,
+                       lambda after, events: {"label": label, "version": after.version},
+                       f"web:{key}" if key else None)
+    except Problem as problem:
+        fresh = load_game(game_id)
+        if problem.code == "stale_version":
+            return draw(fresh, seat, 409, "The game moved on since this page was drawn, so nothing was played. "
+                                          "Here it is as it stands now.")
+        if problem.status == 422:
+            return draw(fresh, seat, 422, f"That move was refused: {problem.detail}. Nothing was played.")
+        return draw(fresh, seat, problem.status, f"{problem.detail}. Nothing was played.")
+    session.flash(f"Done: {label}.")
+    return redirect(url_for("seat_page.show", game_id=game_id) + "#top", 303)
+
+
+def _first(messages: Any) -> str:
+    """The first message of marshmallow's nested error dict, for a person."""
+    while isinstance(messages, dict) and messages:
+        key, messages = next(iter(messages.items()))
+    if isinstance(messages, list) and messages:
+        return str(messages[0])
+    return str(messages)
+
+
+@bp.route("/games/<game_id>/log", methods=["GET"])
+def log(game_id: str) -> Response:
+    """The whole log, for a seat of this browser or, failing that, as a spectator sees it."""
+    table = load_game(game_id)
+    reader = access.seat_of(session.current(), table)
+    total = web_store().feed_length(table.id)
+    entries, _, _ = games.events_for(web_store(), table.id, reader, 0, max(total, 1))
+    return render("log.html", game_id=table.id, lines=story.lines(entries, tableau.names_of(table), reader),
+                  reader=reader)

@@ -1,0 +1,108 @@
+"""The game's event feed as sentences a player reads: "Ann bought the woods for 400."
+
+Takes feed entries already redacted for the reader (`games.events_for`), so a sentence can only
+tell what its reader may know; a private part shows only in its own seat's log.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from service.web.words import bonus_text, card, listing, name
+from service.web.yard_svg import square_name
+
+Event = dict[str, Any]
+
+
+def _squares(squares: list[list[int]]) -> str:
+    return ", ".join(square_name(sq) for sq in squares)
+
+
+def _card(deck: str, card_id: str) -> str:
+    return card(deck, card_id)
+
+
+def _kept(e: Event, who: Callable[[int], str]) -> str:
+    private = e.get("private")
+    if private:
+        return (f"{who(e['seat'])} kept {listing([name(p) for p in private['kept']])} and gave back "
+                f"{listing([name(p) for p in private['returned']])}.")
+    return f"{who(e['seat'])} kept three professions."
+
+
+def _chosen(e: Event, who: Callable[[int], str]) -> str:
+    private = e.get("private")
+    deck = name(e["deck"]).removesuffix("s")
+    if private:
+        return f"{who(e['seat'])} took the {deck} {_card(e['deck'], private['card'])}."
+    return f"{who(e['seat'])} took a {deck}."
+
+
+def _published(e: Event, who: Callable[[int], str]) -> str:
+    cards = e.get("bonus_cards") or []
+    extra = f", with {listing([f'{name(c)} ({bonus_text(c)})' for c in cards])}" if cards else ""
+    return f"{who(e['seat'])} published a work by the {name(e['profession'])} worth {e['value']}{extra}."
+
+
+def _best(e: Event, who: Callable[[int], str]) -> str:
+    return (f"Best work of round {e['round']} ({e['value']}): {listing([who(s) for s in e['seats']])} "
+            f"{'gain' if len(e['seats']) > 1 else 'gains'} {e['points']} PP.")
+
+
+def _over(e: Event, who: Callable[[int], str]) -> str:
+    winners = listing([who(s) for s in e["result"]["winners"]])
+    return f"The game is over: {winners} {'win' if len(e['result']['winners']) > 1 else 'wins'}."
+
+
+SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
+    "game_created": lambda e, who: f"The game was created for {e['seats']} seats.",
+    "game_started": lambda e, who: "The host started the game.",
+    "game_paused": lambda e, who: f"The host paused the game until {e['until']}.",
+    "game_resumed": lambda e, who: "The game goes on.",
+    "game_cancelled": lambda e, who: "The host cancelled the game.",
+    "seat_replaced": lambda e, who: f"{e['name']} now plays seat {e['seat'] + 1}.",
+    "timeout": lambda e, who: f"Time ran out for {who(e['seat'])} ({name(e['kind'])}); the default was played.",
+    "professions_kept": _kept,
+    "round_started": lambda e, who: f"Round {e['round']} begins; {who(e['start_player'])} chooses first.",
+    "auction_opened": lambda e, who: f"{who(e['seat'])} put the {name(e['item'])} up for auction at {e['bid']}.",
+    "bid": lambda e, who: f"{who(e['seat'])} bid {e['amount']} for the {name(e['item'])}.",
+    "stepped_out": lambda e, who: f"{who(e['seat'])} stepped out of the {name(e['item'])} auction"
+                                  + (f" ({e['reason']})." if e.get("reason") else "."),
+    "sat_out": lambda e, who: f"{who(e['seat'])} sits this auction round out ({e['reason']}).",
+    "auction_won": lambda e, who: f"{who(e['seat'])} bought the {name(e['item'])} for {e['price']}.",
+    "prestige_sold": lambda e, who: f"{who(e['seat'])} sold {e['points']} PP for florins"
+                                    + (" to pay." if e.get("automatic") else "."),
+    "landscape_placed": lambda e, who: f"{who(e['seat'])} placed a {name(e['kind'])} on {_squares(e['squares'])}.",
+    "landscape_discarded": lambda e, who: f"{who(e['seat'])} threw a {name(e['kind'])} away ({e['reason']}).",
+    "prestige_gained": lambda e, who: f"{who(e['seat'])} gains {e['points']} PP ({e['reason']}).",
+    "card_bought": lambda e, who: f"{who(e['seat'])} bought a card from the {name(e['deck'])} deck.",
+    "card_chosen": _chosen,
+    "freedom_bought": lambda e, who: f"{who(e['seat'])} bought the freedom of {name(e['freedom'])}.",
+    "built": lambda e, who: f"{who(e['seat'])} built the {name(e['building'])} on {_squares(e['squares'])}.",
+    "work_published": _published,
+    "payout_split": lambda e, who: f"{who(e['seat'])} took {e['prestige']} PP and {e['florins']} florins.",
+    "enticed": lambda e, who: f"{who(e['seat'])} enticed the {name(e['profession'])} away from {who(e['from_seat'])}.",
+    "enticement_kept": lambda e, who: f"{who(e['seat'])} keeps the enticement card for later.",
+    "turn_ended": lambda e, who: f"{who(e['seat'])} is done for this turn.",
+    "best_work": _best,
+    "game_over": _over,
+}
+
+
+def sentence(event: Event, names: list[str], reader: int | None) -> str:
+    """One event in words; the reader's own seat is marked "(you)"."""
+    def who(seat: int) -> str:
+        return f"{names[seat]} (you)" if seat == reader else names[seat]
+
+    told = SENTENCES.get(event.get("type", ""))
+    if told is None:
+        return f"{name(event.get('type', 'something'))}."
+    try:
+        return told(event, who)
+    except (KeyError, IndexError, TypeError):
+        return f"{name(event['type'])}."
+
+
+def lines(entries: list[dict[str, Any]], names: list[str], reader: int | None) -> list[dict[str, Any]]:
+    """Feed entries as {seq, version, at, text}, oldest first."""
+    return [{"seq": entry.get("seq"), "version": entry.get("version"), "at": entry.get("at"),
+             "text": sentence(entry.get("event") or {}, names, reader)} for entry in entries]

@@ -1,0 +1,25 @@
+"""The spectator page: the table as anyone may see it, the view of nobody's seat.
+
+It is drawn from `game.view(state, None)` and the feed redacted for no seat, so it shows no hand,
+no cash and no card of any seat; the address of the page is all a spectator needs.
+"""
+from __future__ import annotations
+
+from flask import Response
+
+from service.resources.common import load_game
+from service.web import access, session, tableau
+from service.web import store as web_store
+from service.web.pages import blueprint, render
+
+bp = blueprint("watch_page", __name__)
+
+
+@bp.route("/games/<game_id>/watch", methods=["GET"])
+def watch(game_id: str) -> Response:
+    table = load_game(game_id)
+    seat = access.seat_of(session.current(), table)
+    if table.meta["game"] != "princes-of-florence":
+        return render("watch_generic.html", game_id=table.id, view=table.game.view(table.state, None), seat=seat)
+    return render("watch.html", table=tableau.table_context(web_store(), table, None), seat=seat,
+                  host=access.is_host(session.current(), table))

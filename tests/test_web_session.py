@@ -1,0 +1,141 @@
+"""Getting in from a browser: a mailed link becomes a session cookie and a clean URL; forms need the
+session's CSRF token; the API never takes the cookie; a bad, expired or worn-out link shows its page."""
+from __future__ import annotations
+
+import time
+from urllib.parse import unquote
+
+import pytest
+from itsdangerous import TimestampSigner, URLSafeTimedSerializer
+
+from service.web import session
+from service.web.seat_link import seat_url
+from tests.conftest import SECRET, make_app, mailed_link, new_game
+from tests.web_client import csrf, path, table
+
+pytest.importorskip("engine.pof")
+
+
+def _game(client, **extra) -> str:
+    body = {"game": "princes-of-florence", "seed": 3, **extra,
+            "seats": [{"name": "Ann", "email": "ann@example.org"}, {"name": "B", "bot": "random"},
+                      {"name": "C", "bot": "greedy"}]}
+    created = client.post("/api/v1/games", json=body).get_json()
+    game_id = created["game"]["id"]
+    host = {"Authorization": f"Bearer {created['tokens']['host']}"}
+    assert client.post(f"/api/v1/games/{game_id}/start", headers=host).status_code == 200
+    return game_id
+
+
+def _cookie(answer) -> str:
+    return next(value for value in answer.headers.getlist("Set-Cookie") if value.startswith(session.COOKIE))
+
+
+def test_a_sign_in_link_becomes_a_session_and_a_clean_url(app, client):
+    game_id = _game(client)
+    link = unquote(mailed_link(app, "ann@example.org"))
+    page = client.get(f"/sign-in?link={link}")
+    assert page.status_code == 200 and b'method="post"' in page.data  # a mail scanner's look signs nobody in
+    first = _cookie(page)
+    answer = client.post("/sign-in", data={"link": link, "csrf": csrf(client, f"/sign-in?link={link}")})
+    assert answer.status_code == 303 and answer.headers["Location"] == "/"
+    cookie = _cookie(answer)
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Secure" not in cookie
+    assert cookie.split(";")[0] != first.split(";")[0], "signing in starts a new session id"
+    assert link not in answer.headers["Location"]
+    home = client.get("/")
+    assert f'data-game="{game_id}"' in home.get_data(as_text=True) and b"It waits for you" in home.data
+    assert client.get(f"/games/{game_id}").status_code == 200
+    again = client.post("/sign-in", data={"link": link, "csrf": csrf(client)})
+    assert again.status_code == 403 and b"used already" in again.data
+
+
+def test_the_cookie_is_secure_when_served_over_https(redis_url):
+    app = make_app(redis_url, BASE_URL="https://palazzo.example")
+    client = app.test_client()
+    assert "Secure" in _cookie(client.get("/sign-in"))
+
+
+def test_the_sign_in_page_mails_a_link_and_says_the_same_for_anyone(app, client):
+    _game(client)
+    from service import mailbox
+    store = app.extensions["palazzo.store"]
+    before = len(mailbox.outbox(store))
+    known = client.post("/sign-in/mail", data={"email": "ann@example.org", "csrf": csrf(client)})
+    unknown = client.post("/sign-in/mail", data={"email": "nobody@example.org", "csrf": csrf(client)})
+    assert known.status_code == unknown.status_code == 200
+    assert b"on its way" in known.data and b"on its way" in unknown.data
+    assert len(mailbox.outbox(store)) == before + 1
+    bad = client.post("/sign-in/mail", data={"email": "not an address", "csrf": csrf(client)})
+    assert bad.status_code == 422 and b"not an address" in bad.data
+
+
+def test_the_api_never_takes_the_session_cookie(app, client):
+    game_id = _game(client)
+    client.get(path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 0)))
+    assert client.get(f"/games/{game_id}").status_code == 200  # the page knows the seat
+    assert client.get("/api/v1/me/turns").status_code == 401
+    listed = client.get(f"/api/v1/games/{game_id}/moves")
+    assert listed.status_code == 401
+    seen = client.get(f"/api/v1/games/{game_id}").get_json()
+    assert seen["you"] == {"role": "spectator", "seat": None}
+
+
+def test_a_form_without_the_sessions_csrf_token_changes_nothing(app, client):
+    game_id = _game(client)
+    client.get(path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 0)))
+    rev = table(app, game_id).rev
+    move = {"type": "keep_professions", "version": str(table(app, game_id).version),
+            "professions": table(app, game_id).state["pending"][0]["private"]["dealt"][:3]}
+    for token in ("", "0" * 64, csrf(app.test_client())):  # none, forged, another browser's
+        answer = client.post(f"/games/{game_id}/play", data={**move, "csrf": token})
+        assert answer.status_code == 403 and b"nothing was done" in answer.data
+    assert table(app, game_id).rev == rev
+    assert client.post(f"/games/{game_id}/play", data={**move, "csrf": csrf(client)}).status_code == 303
+    assert table(app, game_id).rev == rev + 1
+
+
+def test_sign_out_ends_the_session(app, client):
+    game_id = _game(client)
+    client.get(path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 0)))
+    assert client.get(f"/games/{game_id}").status_code == 200
+    assert client.post("/sign-out", data={"csrf": csrf(client)}).status_code == 303
+    assert client.get(f"/games/{game_id}").status_code == 303  # to the spectator page
+
+
+def _signed(purpose: str, payload: dict, age: int) -> str:
+    """A link signed with the real secret `age` seconds ago."""
+    class Then(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(time.time()) - age
+    return URLSafeTimedSerializer(SECRET, salt=f"palazzo:{purpose}", signer=Then).dumps(payload)
+
+
+def test_an_expired_or_tampered_link_shows_its_page(app, client):
+    game_id = _game(client)
+    key = table(app, game_id).meta["seats"][0]["email_hash"]
+    fresh = _signed("seat", {"g": game_id, "s": 0, "k": key}, 0)
+    assert client.get(f"/seat?t={fresh}").status_code == 303
+    expired = app.test_client().get(f"/seat?t={_signed('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
+    assert expired.status_code == 403 and b"This link has expired" in expired.data
+    assert b"Mail me a sign-in link" in expired.data and session.COOKIE not in expired.headers.get("Location", "")
+    tampered = fresh[:-3] + ("AAA" if not fresh.endswith("AAA") else "BBB")
+    shown = app.test_client().get(f"/seat?t={tampered}")
+    assert shown.status_code == 403 and b"not a link we sent" in shown.data
+    other_seat = app.test_client().get(f"/seat?t={_signed('seat', {'g': game_id, 's': 0, 'k': 'someone'}, 0)}")
+    assert other_seat.status_code == 403 and b"handed to someone else" in other_seat.data
+    old_sign_in = _signed("sign-in", {"e": key, "n": "x"}, 2 * 3600)
+    late = app.test_client()
+    answer = late.post("/sign-in", data={"link": old_sign_in, "csrf": csrf(late, f"/sign-in?link={old_sign_in}")})
+    assert answer.status_code == 403 and b"expired" in answer.data
+
+
+def test_a_seat_handed_to_someone_else_drops_out_of_the_old_session(app, client):
+    created = new_game(client, game="princes-of-florence", seats=3)
+    game_id = created["game"]["id"]
+    link = path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 2))
+    assert client.get(link).status_code == 303 and client.get(f"/games/{game_id}").status_code == 200
+    host = {"Authorization": f"Bearer {created['tokens']['host']}"}
+    assert client.put(f"/api/v1/games/{game_id}/seats/2", headers=host, json={"name": "Dee"}).status_code == 200
+    assert client.get(f"/games/{game_id}").status_code == 303
+    assert app.test_client().get(link).status_code == 403
