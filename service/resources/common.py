@@ -143,6 +143,12 @@ def viewer(table: games.Table, who: Caller) -> tuple[str, int | None]:
     return "spectator", None
 
 
+def as_host(table: games.Table) -> Caller:
+    """The game's host, for answers built for him without his token in hand (just after creating it,
+    or on a page whose session proved it)."""
+    return Caller("host", f"t:{table.meta['host']}", table.id)
+
+
 def _still_named(who: Caller, token_id: str | None) -> None:
     """The game names the token ids that act for it: a token a crash left behind after its seat was
     given away (tokens live outside the game's keys, so they are deleted in a later step) acts for nothing."""

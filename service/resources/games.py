@@ -4,9 +4,8 @@ from __future__ import annotations
 from flask import current_app
 
 from service import games, signin
-from service.callers import Caller
-from service.resources.common import (ETAG, IF_NONE_MATCH, blueprint, caller, conditional, documented, etag, game_out,
-                                      links, load_game, store)
+from service.resources.common import (ETAG, IF_NONE_MATCH, as_host, blueprint, caller, conditional, documented, etag,
+                                      game_out, links, load_game, store)
 from service.schemas import CreatedOut, GameIn, GameOut
 
 blp = blueprint("games", "Create a game and read it as a seat, the host or a spectator.")
@@ -25,7 +24,7 @@ def create_game(spec):
     table, issued, invitations = games.create(store(), spec, current_app.config["MIN_DEADLINE"])
     for invitation in invitations:
         signin.invite(store(), links(), invitation)
-    host_view = game_out(table, Caller("host", f"t:{table.meta['host']}", table.id))
+    host_view = game_out(table, as_host(table))
     return {"game": host_view, "tokens": issued}, etag(table.version)
 
 

@@ -13,9 +13,8 @@ from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
 from service import games, signin
-from service.callers import Caller
 from service.problems import Problem
-from service.resources.common import game_out, load_game
+from service.resources.common import as_host, game_out, load_game
 from service.schemas import PauseIn, SeatIn
 from service.web import access, session, tableau
 from service.web import links as web_links
@@ -35,7 +34,7 @@ def host(game_id: str) -> Response:
 
 
 def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> Response:
-    out = game_out(table, Caller("host", "", table.id))
+    out = game_out(table, as_host(table))
     zone = "UTC"
     seats = []
     for seat in out["seats"]:
