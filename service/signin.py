@@ -52,12 +52,17 @@ def invite(store: Store, links: Links, invitation: dict[str, Any]) -> bool:
     return True
 
 
-def redeem(store: Store, links: Links, signed: str) -> str:
-    """Trade a mailed link for a new player token; a link works once (403 link_used after)."""
+def redeem_address(store: Store, links: Links, signed: str) -> str:
+    """Use up a mailed link: the hash of the address it proves; a link works once (403 link_used after)."""
     payload = links.open(PURPOSE, signed, LINK_MAX_AGE)
     if not isinstance(payload, dict) or not {"e", "n"} <= set(payload):
         raise Problem("bad_link", "this is not a sign-in link")
     if not store.redis.set(f"{PREFIX}:link-used:{payload['n']}", "1", nx=True, ex=LINK_MAX_AGE + 60):
         raise Problem("link_used", "this link was used already; ask for a new one")
-    token, _ = tokens.issue(store, {"kind": "player", "email": payload["e"]})
+    return payload["e"]
+
+
+def redeem(store: Store, links: Links, signed: str) -> str:
+    """Trade a mailed link for a new player token (the API's way in; a browser gets a session)."""
+    token, _ = tokens.issue(store, {"kind": "player", "email": redeem_address(store, links, signed)})
     return token

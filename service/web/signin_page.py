@@ -1,19 +1,18 @@
 """Signing in from a browser: ask for a link by address, and trade a mailed link for a session.
 
 The link page only shows a button on GET (mail scanners open links, and a link works once); the
-POST redeems the link through `signin.redeem`, the API's own path, keeps the address it proved in a
-new session (service.web.session) and redirects to the player's games, so the link leaves the
-address bar and the history at once. No token is ever shown or kept by the browser.
+POST uses up the link through `signin.redeem_address`, the API's own path, keeps the address it
+proved in a new session (service.web.session) and redirects to the player's games, so the link
+leaves the address bar and the history at once. No token is ever shown or kept by the browser.
 """
 from __future__ import annotations
 
 from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
-from service import signin, tokens, web
+from service import signin, web
 from service.problems import Problem
 from service.schemas import SignInIn
-from service.store import loads, token_key
 from service.web import session
 from service.web.pages import blueprint, render
 
@@ -29,18 +28,12 @@ def confirm() -> Response:
 @bp.route(signin.PAGE, methods=["POST"])
 def sign_in() -> Response:
     try:
-        token = signin.redeem(web.store(), web.links(), request.form.get("link", "")[:LINK_CHARS])
+        email = signin.redeem_address(web.store(), web.links(), request.form.get("link", "")[:LINK_CHARS])
     except Problem as problem:
         return render("sign_in.html", problem.status, link="", error=problem, mailed=False)
-    session.sign_in(email=_address_of(token))
+    session.sign_in(email=email)
     session.flash("You are signed in.")
     return redirect(url_for("home_page.home"), 303)
-
-
-def _address_of(token: str) -> str:
-    """The address hash a freshly redeemed player token stands for (the link proved it)."""
-    token_id, _ = tokens.split(token)
-    return loads(web.store().redis.get(token_key(token_id)))["email"]
 
 
 @bp.route(f"{signin.PAGE}/mail", methods=["POST"])
