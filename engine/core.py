@@ -12,7 +12,8 @@ Hidden information follows one convention, so that one function (`redact`) serve
 from __future__ import annotations
 
 import marshal
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
 
 State = dict[str, Any]
 Move = dict[str, Any]
@@ -113,6 +114,124 @@ def filled(move: Move, fill: Fill, values: list[Any]) -> Move | None:
     if fill["base"] + sum(adds[value] for value in values) < fill["least"]:
         return None
     return {**move, fill["field"]: list(values)}
+
+
+class Unreadable(IllegalMove):
+    """A written answer (`Grammar`) that cannot be turned into legal moves; `line` is the line at fault."""
+
+    def __init__(self, code: str, message: str, line: str | None = None):
+        super().__init__(code, message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Command:
+    """One line of a written answer as read without the game's state: its move, or None for "help".
+
+    `loose` names the fields the text left to the seat's options ("choose painter": the others go
+    back in the order shown), with what the text did say about them; `Grammar.resolve` fills them in.
+    """
+
+    text: str
+    move: Move | None
+    loose: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A written answer's commands, and the lines after them that read as prose (a sign-off)."""
+
+    commands: list[Command]
+    ignored: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a written answer asks of the game: its moves in order (each legal after the ones before),
+    the lines they came from, or help (then no moves)."""
+
+    moves: list[Move]
+    lines: list[str]
+    help: bool = False
+    ignored: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Answers:
+    """What a seat may write now: (command, note) lines that read back to legal moves, notes on
+    writing others, and a picture of what the commands name (a board with its coordinates)."""
+
+    commands: list[tuple[str, str]]
+    notes: list[str]
+    picture: str | None = None
+
+
+class Grammar(Protocol):
+    """Optional for a game (its `grammar` attribute): moves as lines of plain text, both ways, for
+    answers by mail or chat. Pure, like the rest of the game; `read_commands` and `answers` use it."""
+
+    guide: list[str]  # how commands are written, a few lines for every mail that asks for one
+    error_codes: dict[str, str]  # every Unreadable code it raises, with what it means
+
+    def parse(self, text: str) -> Parsed:
+        """The commands of a written answer, without the game's state; raises Unreadable."""
+
+    def resolve(self, command: Command, legal: list[Move], fill: Callable[[Move], list[Fill]]) -> Move:
+        """The move a command names among the seat's legal moves (and the fills of each); raises Unreadable."""
+
+    def reveals(self, before: State, after: State, seat: int) -> bool:
+        """Whether a move showed the seat something it could not know when it wrote (cards drawn)."""
+
+    def write(self, move: Move) -> str:
+        """The line that reads back to exactly this move, whatever the seat's options."""
+
+    def answers(self, legal: list[Move], fill: Callable[[Move], list[Fill]], view: dict[str, Any], seat: int,
+                full: bool = False) -> Answers:
+        """The lines the seat may send now, from its legal moves and its own view; `full` for more examples."""
+
+
+def grammar_of(game: Game) -> Grammar | None:
+    """The game's grammar of written commands, or None for a game that has none."""
+    return getattr(game, "grammar", None)
+
+
+def read_commands(game: Game, text: str, state: State, seat: int) -> Reading:
+    """The moves a seat's written answer asks for, each checked on the state the ones before leave.
+
+    Nothing is committed: a caller plays the moves in order. A command after one that showed the seat
+    something new (cards drawn) is refused unread, since a refusal would tell him what he has not paid
+    to see. Raises Unreadable, with the engine's own code and words for an illegal move.
+    """
+    grammar = grammar_of(game)
+    if grammar is None:
+        raise Unreadable("no_grammar", f"{game.name} cannot be played by written commands")
+    parsed = grammar.parse(text)
+    if any(command.move is None for command in parsed.commands):
+        return Reading([], [c.text for c in parsed.commands], True, parsed.ignored)
+    moves: list[Move] = []
+    before = None
+    for command in parsed.commands:
+        if before is not None and grammar.reveals(before, state, seat):
+            raise Unreadable("unseen", "the line before shows you new cards: send what follows once you have "
+                                       "seen them, in reply to the mail that shows them", command.text)
+        move = grammar.resolve(command, game.legal_moves(state, seat),
+                               lambda listed, now=state: fills(game, now, seat, listed))
+        try:
+            after, _ = game.apply(state, seat, move)
+        except IllegalMove as error:
+            raise Unreadable(error.code, error.message, command.text) from None
+        before, state = state, after
+        moves.append(move)
+    return Reading(moves, [c.text for c in parsed.commands], False, parsed.ignored)
+
+
+def answers(game: Game, state: State, seat: int, full: bool = False) -> Answers | None:
+    """The commands a seat may write now, from its legal moves and its own view; None without a grammar."""
+    grammar = grammar_of(game)
+    if grammar is None:
+        return None
+    return grammar.answers(game.legal_moves(state, seat), lambda move: fills(game, state, seat, move),
+                           game.view(state, seat), seat, full)
 
 
 def copy_state(state: State) -> State:

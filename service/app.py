@@ -17,6 +17,7 @@ from service.api import ProblemApi
 from service.bodies import MAX_BYTES
 from service.config import make_store, settings
 from service.games import LOAD_FIELDS
+from service.inbound import endpoint as inbound
 from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
 from service.resources import events, games, health, host, moves, orders, players
@@ -27,7 +28,8 @@ from service.web import (create_page, dev_mailbox, home, host_page, mail_events,
 BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, players.blp, health.blp]
 PAGES = [home, signin_page, seat_link, seat_page, watch, create_page, host_page, oneclick, unsubscribe, dev_mailbox,
          mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
-OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static"}
+OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
+                  "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token
 GAME_MODULES = {"princes-of-florence": "engine.pof"}
 STORE_RETRY_AFTER = 5
@@ -107,7 +109,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     describe_games(api, served)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
-    for page in PAGES:
+    for page in (*PAGES, inbound):
         app.register_blueprint(page.bp)
     app.register_blueprint(pages.assets())
     app.extensions["palazzo.limit"] = ratelimit.Limit.parse(app.config["RATE_LIMIT"])

@@ -38,6 +38,7 @@ def settings() -> dict[str, Any]:
         "CORS_ORIGINS": [o.strip() for o in env("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
         "GAMES": env("PALAZZO_GAMES", "princes-of-florence").split(","),
         "MAIL_EVENTS_SECRET": env("PALAZZO_MAIL_EVENTS_SECRET"),
+        "INBOUND_SECRET": env("PALAZZO_INBOUND_SECRET"),
     }
     if env("PALAZZO_SECRET"):
         config["SECRET_KEY"] = env("PALAZZO_SECRET")

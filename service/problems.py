@@ -52,6 +52,7 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_seats": (422, "the game does not take this many seats"),
     "duplicate_email": (422, "each address may hold one seat of a game"),
     "bad_deadlines": (422, "a deadline names no decision kind or deadline class of the game"),
+    "bad_inbound": (422, "the inbound post is not a mail as Inbound Parse sends it"),
     "version_required": (428, "name the version you saw: If-Match or a 'version' field"),
     "rate_limited": (429, "too many requests; wait Retry-After seconds"),
     "headers_too_large": (431, "the request's headers are too large"),

@@ -112,7 +112,9 @@ class ToyCount:
         return {"numbers": [rng.randint(1, 9) for _ in range(options["seats"])]}
 
     def new_state(self, options: dict[str, Any], setup: dict[str, Any]) -> dict[str, Any]:
-        if len(setup.get("numbers", [])) != options["seats"]:
+        numbers = setup.get("numbers")
+        if not isinstance(numbers, list) or len(numbers) != options["seats"] or not all(
+                isinstance(n, int) and not isinstance(n, bool) for n in numbers):
             raise IllegalMove("bad_setup", "one number per seat")
         return {
             "phase": "pick",

@@ -15,6 +15,7 @@ import os
 from datetime import timedelta
 
 from service import deadlines, games, preferences, tokens
+from service.inbound import address
 from service.mail import render
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
@@ -50,6 +51,12 @@ def _links(table: games.Table, seat: int) -> dict:
     links = context.links()
     found = answer_links(links, table, seat) if table.decision_of(seat) else {}
     return {**found, "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]))}
+
+
+def _reply(table: games.Table, seat: int) -> render.Reply | None:
+    """How the seat answers its decision by replying, when replies are taken (PALAZZO_INBOUND_SECRET)."""
+    settings = MailSettings.from_env()
+    return address.reply_for(context.links(), table, seat, settings.reply_domain) if settings.replies else None
 
 
 def _send(store: Store, mail: Mail) -> None:
@@ -120,7 +127,8 @@ def game(game_id: str) -> int:
         view = table.game.view(table.state, decision["seat"])
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
         _send_decision(store, render.decision(view, decision, frame, to, _links(table, decision["seat"]), now,
-                                              table.game.default_move(table.state, decision["seat"])), due)
+                                              table.game.default_move(table.state, decision["seat"]),
+                                              _reply(table, decision["seat"])), due)
         sent += 1
         if due is not None:
             store.followups.queue.enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
@@ -161,5 +169,5 @@ def reminder(game_id: str, seat: int, since: int) -> bool:
     frame = _frame(table)
     view = table.game.view(table.state, seat)
     _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
-                                 deadlines.now(), table.game.default_move(table.state, seat)))
+                                 deadlines.now(), table.game.default_move(table.state, seat), _reply(table, seat)))
     return True

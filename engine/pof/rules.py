@@ -12,6 +12,7 @@ from engine.core import Event, Fill, IllegalMove, Move, State, Viewer
 from engine.pof import actions, auction, choices, orders, setup, view, yard
 from engine.pof.moves import MOVE_TYPES, check_shape
 from engine.pof.errors import ERROR_CODES
+from engine.pof.grammar import GRAMMAR
 from engine.pof.schemas import SCHEMAS
 from engine.pof.table import DEADLINE_CLASS, DECISION_KINDS, decision_of, fork, sell_prestige
 
@@ -53,6 +54,7 @@ class PrincesOfFlorence:
     schemas = SCHEMAS
     error_codes = ERROR_CODES
     deadline_keys = list(dict.fromkeys([*DECISION_KINDS, *DEADLINE_CLASS.values()]))
+    grammar = GRAMMAR  # `engine.core.Grammar`: moves as lines of text, for replies by mail
 
     def normalize_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
         return setup.normalize_options(options)

@@ -54,6 +54,33 @@ class MailLinks(TypedDict, total=False):
     unsubscribe: str
 
 
+class Reply(TypedDict):
+    """How to answer by replying, for a seat's decision mails: its reply address (the Reply-To), the
+    commands it may send now as (line, note), notes on writing others, a picture of its yard with the
+    coordinates (or None), and the grammar's guide. Built by the caller from the seat's own options."""
+    address: str
+    commands: list[tuple[str, str]]
+    notes: list[str]
+    picture: str | None
+    guide: list[str]
+
+
+class Outcome(TypedDict, total=False):
+    """What became of a player's reply, for the mail that answers it.
+
+    `kind`: done (moves played), refused (nothing played: `reason`, at `line`), stale (it answered a
+    decision that has moved on), help (the commands he may send), closed (the game is not running),
+    not_yours (a mail for his seat that did not come from his address). `done` lists the moves
+    played, `ignored` the lines not read, `subject` and `message_id` are his mail's."""
+    kind: str
+    done: list[str]
+    reason: str
+    line: str
+    ignored: list[str]
+    subject: str
+    message_id: str
+
+
 @dataclass(frozen=True)
 class Recipient:
     """Who reads the mail: his address and name, his seat (None for a host or spectator), his time zone."""
@@ -72,9 +99,11 @@ class Table:
 
 
 def decision(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-             now: datetime, default_move: Move | None = None) -> Mail:
-    """The mail for a seat's new decision: your_bid for a bid, choose for a follow-up, else your_turn."""
-    return _decision_mail(decision_kind(pending["kind"]), view, pending, table, to, links, now, default_move)
+             now: datetime, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
+    """The mail for a seat's new decision: your_bid for a bid, choose for a follow-up, else your_turn.
+    With `reply`, it says how to answer by replying, and replies go to its address."""
+    return _decision_mail(decision_kind(pending["kind"]), view, pending, table, to, links, now, default_move,
+                          reply=reply)
 
 
 def decision_kind(kind: str) -> str:
@@ -83,10 +112,10 @@ def decision_kind(kind: str) -> str:
 
 
 def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-             now: datetime, default_move: Move | None = None) -> Mail:
+             now: datetime, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
     """The decision mail's facts again, headed as a reminder, with the time left as of `now`."""
     return _decision_mail(decision_kind(pending["kind"]), view, pending, table, to, links, now, default_move,
-                          reminder=True)
+                          reminder=True, reply=reply)
 
 
 def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
@@ -156,12 +185,20 @@ def _account_mail(kind: str, subject: str, to: str, facts: dict[str, Any], domai
                 headers=headers.build(domain, game_id), kind=kind, game=game_id)
 
 
-def _mail(kind: str, summary: str, facts: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
+def _mail(kind: str, summary: str, facts: dict[str, Any], table: Table, to: Recipient, links: MailLinks, *,
+          reply: Reply | None = None, decision: tuple[int, int] | None = None, answering: str | None = None,
+          template: str | None = None, automatic: bool = False) -> Mail:
+    """A game mail of `kind` (rendered from `template`, by default the kind's own); with `reply` its
+    replies go to the seat's reply address, and a mail about the seat's `decision` (seat, since, given
+    only with `reply`) names it in its Message-ID so that a reply says what it answers."""
     subject = f"{summary} · Palazzo {table.game_id}"
     context = {**facts, "subject": subject}
-    return Mail(to=to.email, subject=subject, text=_text(kind, context), html=_html(kind, context),
-                headers=headers.build(table.domain, table.game_id, links.get("unsubscribe")),
-                kind=kind, game=table.game_id, seat=to.seat)
+    mail_headers = headers.build(table.domain, table.game_id, links.get("unsubscribe"), decision=decision,
+                                 reply_to=reply["address"] if reply else None, answering=answering,
+                                 automatic=automatic)
+    return Mail(to=to.email, subject=subject, text=_text(template or kind, context),
+                html=_html(template or kind, context), headers=mail_headers, kind=kind, game=table.game_id,
+                seat=to.seat)
 
 
 def _text(kind: str, context: dict[str, Any]) -> str:
@@ -205,13 +242,16 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 
 
 def _decision_mail(kind: str, view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
-                   links: MailLinks, now: datetime, default_move: Move | None, reminder: bool = False) -> Mail:
+                   links: MailLinks, now: datetime, default_move: Move | None, reminder: bool = False,
+                   reply: Reply | None = None) -> Mail:
     """A decision mail of `kind`; a reminder renders the same template inside its own heading."""
-    facts = _decision_facts(view, pending, table, to, links, now, default_move)
+    facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "reply": reply}
     summary = _SUMMARIES[kind](facts)
+    decision = (pending["seat"], pending["since"]) if reply is not None and "since" in pending else None
     if reminder:
-        return _mail("reminder", f"Reminder: {summary}", {**facts, "decision_template": kind}, table, to, links)
-    return _mail(kind, summary, facts, table, to, links)
+        return _mail("reminder", f"Reminder: {summary}", {**facts, "decision_template": kind}, table, to, links,
+                     reply=reply, decision=decision)
+    return _mail(kind, summary, facts, table, to, links, reply=reply, decision=decision)
 
 
 def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
@@ -238,6 +278,43 @@ def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table,
         "default": get_game(GAME).describe(default_move) if default_move else None,
         "lot": _lot(view, table, to.seat) if asked["kind"] == "bid" else None,
     }
+
+
+_ANSWERS: dict[str, Callable[[Outcome], str]] = {
+    "done": lambda outcome: "Done: " + "; ".join(outcome.get("done") or ["nothing"]),
+    "refused": lambda outcome: "Not played: " + (outcome.get("line") or "your reply")[:60],
+    "stale": lambda outcome: "Not played: your decision had moved on",
+    "help": lambda outcome: "The commands you can send",
+    "closed": lambda outcome: "Not played: the game is not running",
+    "not_yours": lambda outcome: "Not played: a reply for your seat from another address",
+}
+
+
+def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, to: Recipient, links: MailLinks,
+           now: datetime, outcome: Outcome, reply: Reply | None = None) -> Mail:
+    """The answer to a player's reply: what was played (or why nothing was), his situation now from his
+    own view, and, with `reply`, the commands he may send next. It threads under his mail."""
+    _check(view)
+    me = _own(view, to.seat)
+    situation = None
+    if pending is not None:
+        details = next((d for d in view["pending"] if d["seat"] == to.seat), {})
+        due = deadlines.parse(pending["deadline_at"])
+        situation = {"pending": phrases.pending({**details, **pending}, view),
+                     "deadline": phrases.clock(due, to.time_zone), "relative": phrases.relative(due, now)}
+    facts = {
+        **_frame(table, to, links),
+        "outcome": {"done": [], "reason": None, "line": None, "ignored": [], **outcome},
+        "situation": situation,
+        "round": view["round"],
+        "cash": phrases.florins(me["private"]["cash"]),
+        "prestige": me["prestige"],
+        "reply": reply,
+    }
+    decision = (to.seat, pending["since"]) if reply is not None and pending is not None and "since" in pending else None
+    return _mail(f"reply_{outcome['kind']}", _ANSWERS[outcome["kind"]](outcome), facts, table, to, links,
+                 reply=reply, decision=decision, answering=outcome.get("message_id") or None, template="answer",
+                 automatic=True)
 
 
 def _lot(view: dict[str, Any], table: Table, seat: int) -> dict[str, Any]:

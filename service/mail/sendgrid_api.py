@@ -40,8 +40,12 @@ def payload(mail: Mail, settings: MailSettings) -> dict[str, Any]:
         "categories": [CATEGORY, mail.kind],
         "custom_args": custom_args,
     }
-    if mail.headers:
-        body["headers"] = dict(mail.headers)
+    headers = dict(mail.headers)
+    reply_to = headers.pop("Reply-To", None)  # a header SendGrid reserves: it has a field of its own
+    if reply_to:
+        body["reply_to"] = {"email": reply_to}
+    if headers:
+        body["headers"] = headers
     return body
 
 

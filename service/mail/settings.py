@@ -21,6 +21,8 @@ class MailSettings:
     sender: str = DEFAULT_SENDER
     base_url: str = LOCAL_BASE_URL
     timeout: float = 10.0  # seconds a SendGrid call may take, so a hung connection fails (and retries)
+    replies: bool = False  # whether players may answer by replying (PALAZZO_INBOUND_SECRET is set)
+    mail_domain: str = ""  # the domain of reply addresses, whose MX is the provider's inbound parse
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -32,6 +34,11 @@ class MailSettings:
     def domain(self) -> str:
         return domain_of(self.base_url)
 
+    @property
+    def reply_domain(self) -> str:
+        """Where replies go: PALAZZO_MAIL_DOMAIN, else the host players reach us at."""
+        return self.mail_domain or self.domain
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> MailSettings:
         return cls(
@@ -40,6 +47,8 @@ class MailSettings:
             sendgrid_host=environ.get("PALAZZO_SENDGRID_HOST") or SENDGRID_HOST,
             sender=environ.get("PALAZZO_MAIL_FROM") or DEFAULT_SENDER,
             base_url=environ.get("PALAZZO_BASE_URL") or LOCAL_BASE_URL,
+            replies=bool(environ.get("PALAZZO_INBOUND_SECRET")),
+            mail_domain=(environ.get("PALAZZO_MAIL_DOMAIN") or "").strip().lower(),
         )
 
 

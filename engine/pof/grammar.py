@@ -1,0 +1,635 @@
+"""Princes of Florence moves as lines of plain text: what a player writes in a mail (or a chat) read
+into the engine's moves. `engine.pof.writing` is the other direction, and `GRAMMAR` (the game's
+`grammar`, an `engine.core.Grammar`) joins both.
+
+Pure and game-specific, with no Flask, Redis or mail in it, so that any front end can use it through
+`engine.core.read_commands` (text -> moves, checked on the state) and `engine.core.answers` (the lines
+a seat may send now). `parse` reads without the state; `resolve` fills in what a line left to the
+seat's options ("choose painter": the other cards go back in the order shown) and leaves a fully
+written move to the engine, which says best why it is refused.
+
+The grammar (case-insensitive, the README has the table):
+    keep painter sculptor architect | open juggler | pass | bid 500 | bid | out
+    place at B2 C2 B3 | discard | choose painter [return poet doctor] | entice painter | keep enticement
+    buy freedom travel | buy profession | buy bonus card | build library at C2 D2 E2 C3 D3
+    publish painter [with bonus B07 B12 | without bonus] | prestige 2 | end | sell 2
+    orders bid up to 600 for juggler and 400 for lake, step out otherwise | orders cancel | help
+A name is its id in any case, with spaces, hyphens or underscores alike, or a prefix of it that fits
+one id only; bonus cards also go by code, B01-B20 in data.json's order. Squares read like a chess board
+seen from above: columns A-G from the left, rows 1-7 from the top, so C2 is [row 1, col 2]; the API's
+`[1, 2]` works too. A piece is given by all its squares, or by the top left corner of the box around
+it, with `rotate 0-3` clockwise quarter turns after an optional `mirror` (left to right) of its shape
+as data.json draws it; a corner alone is enough when one placement fits there.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Callable, Iterable
+
+from engine.core import Command, Fill, Move, Parsed, State, Unreadable
+from engine.pof import writing
+from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
+                             PRESTIGE_CARDS, PROFESSIONS)
+from engine.pof.moves import MOVE_TYPES
+from engine.pof.writing import (CODES, COLUMNS, card_word, corner_of, fits, square_name, turned, turned_or_none,
+                                write)
+
+ERROR_CODES: dict[str, str] = {
+    "no_command": "the mail holds no command (its first line that is not quoted text)",
+    "unknown_command": "the line does not start with a command",
+    "bad_command": "the command's words do not fit it (missing, extra or out of order)",
+    "unknown_name": "a name matches no profession, item, building, card or freedom",
+    "ambiguous_name": "a shortened name fits several",
+    "bad_square": "a square is not on the yard (A1 to G7, or [row, col] from [0, 0] to [6, 6])",
+    "not_now": "the command answers no decision the seat has now",
+    "not_listed": "what the command names is not among the seat's options",
+    "ambiguous_place": "a piece fits at that corner in several ways: give all its squares",
+    "unseen": "a command follows one that shows new cards, which the seat has not seen yet",
+    "no_grammar": "the game cannot be played by written commands",
+}
+GUIDE = [
+    "Reply to this mail with a command as its first line; several lines make one turn "
+    "(buy freedom travel / build tower at A1 B1 C1 / end). Quoted text and your signature are left alone.",
+    "Names may be shortened while they fit one thing only; bonus cards also go by their codes (B01-B20).",
+    f"Squares: columns {COLUMNS[0]}-{COLUMNS[-1]} from the left, rows 1-{GRID_ROWS} from the top "
+    "(A1 is the top left corner, [row 0, col 0] in the API).",
+    "Write 'help' for every command you can send now, 'orders bid up to 600 for juggler' for standing orders.",
+]
+
+# ---------------------------------------------------------------------------------------------------
+# The lines a player wrote: quoted history, its heading and the signature are not his commands.
+
+_WROTE = r"(wrote|schrieb|a écrit|escribió|ha scritto|schreef|skrev|escreveu|napisał)\s*:\s*$"
+ATTRIBUTION_END = re.compile(_WROTE, re.IGNORECASE)
+ATTRIBUTION_START = re.compile(r"^(on|le|am|el|il|op|em|den|w dniu)\b", re.IGNORECASE)
+HISTORY = re.compile(r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)\b.*|_{5,}|"
+                     r"(from|von|de|da|van):\s.+|begin forwarded message:?)$", re.IGNORECASE)
+SIGNATURE = re.compile(r"^(--|—|-- )$")
+GREETING = re.compile(r"^(hi|hello|hey|dear|hallo|ciao|bonjour|good (morning|afternoon|evening))\b", re.IGNORECASE)
+
+
+def written_lines(text: str) -> list[str]:
+    """The lines the player wrote himself, stripped, blank ones kept: quoted lines ('>'), the
+    "On ... wrote:" heading of a quote, and everything from a signature or the history a mail program
+    appends, are dropped. A heading above what he wrote ends it (top posting); a heading before he
+    wrote anything only introduces the quote he answers below it (bottom posting)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index].strip()
+        heading = _attribution(lines, index)
+        if heading:
+            if any(kept):
+                break
+            index += heading
+            continue
+        if SIGNATURE.match(lines[index].rstrip()) or SIGNATURE.match(line) or HISTORY.match(line):
+            break
+        if not line.startswith(">"):
+            kept.append(line)
+        index += 1
+    return kept
+
+
+def _attribution(lines: list[str], index: int) -> int:
+    """How many lines the "On <date>, <someone> wrote:" heading at `index` takes (0: none there); mail
+    programs wrap a long one onto a second or third line."""
+    if ATTRIBUTION_END.search(lines[index]):
+        return 1
+    if ATTRIBUTION_START.match(lines[index].strip()):
+        for extra in (1, 2):
+            if index + extra < len(lines) and ATTRIBUTION_END.search(lines[index + extra]):
+                return extra + 1
+    return 0
+
+
+def _command_lines(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The command lines (the first non-empty line, and the lines after it that start like a
+    command) and the prose after them (a sign-off), which is not read; a greeting above is skipped."""
+    commands: list[str] = []
+    prose: list[str] = []
+    for line in lines:
+        if not line:
+            continue
+        if prose or (commands and not _looks_like_command(line)):
+            prose.append(line)
+        elif commands or not GREETING.match(line) or _looks_like_command(line):
+            commands.append(line)
+    return commands, prose
+
+
+def _looks_like_command(line: str) -> bool:
+    """Starts with a command's word, or nearly (a typo is a command to refuse, not prose to skip)."""
+    words = _words(line)
+    if not words:
+        return False
+    first = words[0]
+    if first in VERBS or (_amount(first) is not None and len(words) > 1 and words[1] in PRESTIGE_WORDS):
+        return True
+    return bool(difflib.get_close_matches(first, VERBS, n=1, cutoff=0.75))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Words, numbers, squares and names.
+
+PAIR = re.compile(r"[\[(]\s*(\d+)\s*[,;]\s*(\d+)\s*[\])]")  # the API's [row, col]
+THOUSANDS = re.compile(r"(?<=\d)[,.'](?=\d{3}\b)")  # 1,000 or 1.000
+ASIDE = re.compile(r"\([^)]*\)")  # a note copied from the mail with its command
+FILLERS = frozenset("the a an my your please pls i ill id will want would like to at on in into of for and "
+                    "then it by work now".split())
+CURRENCY = frozenset({"florins", "florin", "fl"})
+PRESTIGE_WORDS = frozenset({"prestige", "pp", "points", "point"})
+SQUARE = re.compile(r"^([a-z])(\d{1,2})$")
+API_SQUARE = re.compile(r"^@(\d+)\.(\d+)$")
+
+
+def _words(line: str) -> list[str]:
+    """A line as lowercase words, without punctuation, notes in brackets or filler words; an API pair
+    [row, col] becomes one word that `_square` reads."""
+    text = PAIR.sub(lambda m: f" @{m[1]}.{m[2]} ", line.lower().replace("’", "'"))
+    text = ASIDE.sub(" ", THOUSANDS.sub("", text))
+    words = (word.strip(".!?:'\"[]()*") for word in re.split(r"[\s,;/|]+", text))
+    return [word for word in words if word and word not in FILLERS]
+
+
+def _amount(word: str | None) -> int | None:
+    return int(word) if word is not None and word.isdigit() and len(word) < 9 else None
+
+
+def _square(word: str, line: str) -> tuple[int, int] | None:
+    """The square a word names (None: it names none); one off the yard is refused."""
+    if match := API_SQUARE.match(word):
+        row, col, written = int(match[1]), int(match[2]), f"[{match[1]}, {match[2]}]"
+    elif match := SQUARE.match(word):
+        row, col, written = int(match[2]) - 1, ord(match[1]) - ord("a"), word.upper()
+    else:
+        return None
+    if not (0 <= row < GRID_ROWS and 0 <= col < GRID_COLS):
+        raise Unreadable("bad_square", f"{written} is not on the yard: columns {COLUMNS[0]}-{COLUMNS[-1]}, rows "
+                                       f"1-{GRID_ROWS} (or [row, col] from [0, 0] to [{GRID_ROWS - 1}, {GRID_COLS - 1}])",
+                         line)
+    return row, col
+
+
+def _key(word: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", word.lower())
+
+
+class Names:
+    """The ids of one kind of thing, found from what a player writes: the id in any spelling, an
+    alias, the id without its filler words ("per card hand"), a plural, or a prefix fitting one id."""
+
+    def __init__(self, what: str, ids: Iterable[str], aliases: dict[str, str] | None = None, *, listed: bool = True):
+        self.what = what
+        self.ids = list(ids)
+        self.listed = listed  # whether a refusal lists every id (not for all 55 cards)
+        self.keys: dict[str, str] = {}
+        for name in self.ids:
+            self.keys[_key(name)] = name
+            self.keys.setdefault(_key("".join(p for p in name.split("_") if p not in FILLERS)), name)
+        self.keys.update({_key(alias): name for alias, name in (aliases or {}).items()})
+
+    def find(self, words: list[str], at: int, line: str) -> tuple[str, int]:
+        """The name starting at words[at] and the index after it. A name of several words ("bell maker")
+        is joined; a shortened one of several words ("most woo") is tried when its first word fits many."""
+        for span in range(min(6, len(words) - at), 1, -1):
+            joined = _key("".join(words[at:at + span]))
+            found = self.keys.get(joined) or (self.keys.get(joined[:-1]) if joined.endswith("s") else None)
+            if found:
+                return found, at + span
+        try:
+            return self.one(words[at], line), at + 1
+        except Unreadable as error:
+            if error.code != "ambiguous_name":
+                raise
+            for span in range(2, min(6, len(words) - at) + 1):
+                matches = self.starting(_key("".join(words[at:at + span])))
+                if len(matches) == 1:
+                    return matches[0], at + span
+            raise
+
+    def starting(self, prefix: str) -> list[str]:
+        """The ids with a spelling that starts with `prefix`, in their order."""
+        return sorted({name for key, name in self.keys.items() if key.startswith(prefix)}, key=self.ids.index)
+
+    def one(self, word: str, line: str) -> str:
+        key = _key(word)
+        for attempt in (key, key[:-1] if key.endswith("s") else ""):
+            if not attempt:
+                continue
+            if attempt in self.keys:
+                return self.keys[attempt]
+            matches = self.starting(attempt)
+            if len(matches) == 1:
+                return matches[0]
+            if matches:
+                raise Unreadable("ambiguous_name", f"'{word}' could be {' or '.join(matches)}: write more of it", line)
+        known = f"; {self.what}s: {', '.join(self.ids)}" if self.listed else ""
+        raise Unreadable("unknown_name", f"'{word}' is not a {self.what}{known}", line)
+
+    def all(self, words: list[str], line: str) -> list[str]:
+        found, at = [], 0
+        while at < len(words):
+            name, at = self.find(words, at, line)
+            found.append(name)
+        return found
+
+
+_CODE_ALIASES = {alias: card for card, code in CODES.items() for alias in (code, f"b{int(code[1:])}")}
+PROFESSION_NAMES = Names("profession", PROFESSIONS)
+ITEM_NAMES = Names("auction item", AUCTION_ITEMS, {"enticement card": "enticement"})
+FREEDOM_NAMES = Names("freedom", FREEDOMS)
+BUILDING_NAMES = Names("building", BUILDINGS)
+LANDSCAPE_NAMES = Names("landscape", LANDSCAPES, {"forest": "woods", "wood": "woods"})
+BONUS_NAMES = Names("bonus card", BONUS_CARDS, _CODE_ALIASES, listed=False)
+CARD_NAMES = Names("card", [*PROFESSIONS, *BONUS_CARDS, *PRESTIGE_CARDS], _CODE_ALIASES, listed=False)
+
+
+def _one_name(names: Names, words: list[str], line: str) -> str:
+    if not words:
+        raise Unreadable("bad_command", f"name the {names.what}", line)
+    name, at = names.find(words, 0, line)
+    _nothing_after(words[at:], line)
+    return name
+
+
+def _nothing_after(words: list[str], line: str, allowed: Iterable[str] = ()) -> None:
+    extra = [word for word in words if word not in set(allowed)]
+    if extra:
+        raise Unreadable("bad_command", f"I do not know what '{' '.join(extra)}' means here", line)
+
+
+# ---------------------------------------------------------------------------------------------------
+# One line -> one command.
+
+def _command(line: str) -> Command:
+    words = _words(line)
+    if not words:
+        raise Unreadable("unknown_command", "there is no command in this line", line)
+    verb, rest = words[0], words[1:]
+    if _amount(verb) is not None and rest and rest[0] in PRESTIGE_WORDS:  # "2 prestige"
+        return _split([verb, *rest[1:]], line)
+    handler = VERBS.get(verb)
+    if handler is None:
+        close = difflib.get_close_matches(verb, VERBS, n=1, cutoff=0.75)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        raise Unreadable("unknown_command", f"'{verb}' is not a command.{hint} Write 'help' for the commands "
+                                           "you can send now.", line)
+    return handler(rest, line)
+
+
+def _simple(move_type: str, allowed: Iterable[str] = ()) -> Callable[[list[str], str], Command]:
+    """A command of one move without fields, whose verb may be followed by the `allowed` words."""
+    def read(words: list[str], line: str) -> Command:
+        _nothing_after(words, line, allowed)
+        return Command(line, {"type": move_type})
+    return read
+
+
+def _help(words: list[str], line: str) -> Command:
+    return Command(line, None)
+
+
+def _keep(words: list[str], line: str) -> Command:
+    """"keep painter sculptor architect" keeps professions; "keep", "keep enticement" the card."""
+    card_words = {"enticement", "enticements", "card", "later"}
+    if not words or set(words) <= card_words:
+        return Command(line, {"type": "keep_enticement"})
+    return Command(line, {"type": "keep_professions", "professions": PROFESSION_NAMES.all(words, line)})
+
+
+def _open(words: list[str], line: str) -> Command:
+    return Command(line, {"type": "open_auction", "item": _one_name(ITEM_NAMES, words, line)})
+
+
+def _pass(words: list[str], line: str) -> Command:
+    """"pass": as chooser, buy nothing (auction_pass); while bidding, step out."""
+    _nothing_after(words, line, {"auction", "round"})
+    return Command(line, {"type": "pass_auction"}, {"pass": True})
+
+
+def _bid(words: list[str], line: str) -> Command:
+    """"bid 500", or "bid" for the smallest raise."""
+    if not words:
+        return Command(line, {"type": "bid", "amount": None}, {"amount": "the smallest raise"})
+    amount = _amount(words[0])
+    if amount is None:
+        raise Unreadable("bad_command", f"bid how much? '{words[0]}' is not a number of florins", line)
+    _nothing_after(words[1:], line, CURRENCY)
+    return Command(line, {"type": "bid", "amount": amount})
+
+
+def _step(words: list[str], line: str) -> Command:
+    if not words or words[0] != "out":
+        raise Unreadable("bad_command", "write 'step out' (or 'out')", line)
+    return _simple("step_out")(words[1:], line)
+
+
+def _choose(words: list[str], line: str) -> Command:
+    """"choose painter" (the others go back in the order shown) or "choose painter return poet doctor"."""
+    if not words:
+        raise Unreadable("bad_command", "choose which card?", line)
+    card, at = CARD_NAMES.find(words, 0, line)
+    rest = words[at:]
+    if not rest:
+        return Command(line, {"type": "choose_card", "card": card, "return_order": None},
+                       {"return_order": "as shown"})
+    if rest[0] not in ("return", "returning", "back", "under"):
+        raise Unreadable("bad_command", f"after the card, write 'return' and the order of the others, not "
+                                        f"'{' '.join(rest)}'", line)
+    order = [] if rest[1:] in (["none"], ["nothing"]) else CARD_NAMES.all(rest[1:], line)
+    return Command(line, {"type": "choose_card", "card": card, "return_order": order})
+
+
+def _take(words: list[str], line: str) -> Command:
+    """"take 2 prestige" splits a payout; "take painter" chooses a card."""
+    if words and _amount(words[0]) is not None:
+        return _split(words, line)
+    return _choose(words, line)
+
+
+def _entice(words: list[str], line: str) -> Command:
+    return Command(line, {"type": "entice", "profession": _one_name(PROFESSION_NAMES, words, line)})
+
+
+def _buy(words: list[str], line: str) -> Command:
+    """"buy freedom travel" (or "buy travel"), "buy profession", "buy bonus card"."""
+    if not words:
+        raise Unreadable("bad_command", "buy what? 'buy freedom travel', 'buy profession' or 'buy bonus card'", line)
+    first, rest = words[0], words[1:]
+    if first in ("freedom", "freedoms"):
+        return Command(line, {"type": "buy_freedom", "freedom": _one_name(FREEDOM_NAMES, rest, line)})
+    card = {"card", "cards"}
+    if first in ("profession", "professions", "person", "persons", "people"):
+        return _simple("buy_profession", card)(rest, line)
+    if first in ("bonus", "bonuses", "bonuscard", "bonuscards"):
+        return _simple("buy_bonus_card", card)(rest, line)
+    try:
+        freedom = _one_name(FREEDOM_NAMES, words, line)
+    except Unreadable:
+        raise Unreadable("bad_command", f"buy what? '{' '.join(words)}': write 'buy freedom travel', "
+                                        "'buy profession' or 'buy bonus card'", line) from None
+    return Command(line, {"type": "buy_freedom", "freedom": freedom})
+
+
+def _build(words: list[str], line: str) -> Command:
+    if not words or _square(words[0], line) is not None:
+        raise Unreadable("bad_command", "build which building? e.g. 'build tower at A1 B1 C1'", line)
+    building, at = BUILDING_NAMES.find(words, 0, line)
+    return _placing({"type": "build", "building": building}, building, words[at:], line)
+
+
+def _place(words: list[str], line: str) -> Command:
+    """"place at B2 C2 B3" (the landscape just bought; naming it is allowed: "place park at B2 C2 B3")."""
+    kind = None
+    if words and _square(words[0], line) is None and words[0] not in TURN_WORDS | MIRROR_WORDS:
+        if _key(words[0]) in BUILDING_NAMES.keys:
+            raise Unreadable("bad_command", "buildings are built: 'build tower at A1 B1 C1'", line)
+        kind, at = LANDSCAPE_NAMES.find(words, 0, line)
+        words = words[at:]
+    return _placing({"type": "place_landscape"}, kind, words, line)
+
+
+TURN_WORDS = frozenset({"rotate", "rotated", "turn", "turned", "rotation"})
+MIRROR_WORDS = frozenset({"mirror", "mirrored", "flip", "flipped"})
+
+
+def _placing(move: Move, kind: str | None, words: list[str], line: str) -> Command:
+    """A piece's squares (all of them), or its corner with an optional turn (see the module docstring)."""
+    squares: list[tuple[int, int]] = []
+    turns, mirror = None, False
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word in TURN_WORDS:
+            at += 1
+            turns = _turns(words[at] if at < len(words) else None, line)
+        elif word in MIRROR_WORDS:
+            mirror = True
+        elif (square := _square(word, line)) is not None:
+            squares.append(square)
+        else:
+            raise Unreadable("bad_command", f"'{word}' is not a square (A1 to G7, or [row, col])", line)
+        at += 1
+    if not squares:
+        raise Unreadable("bad_command", "say where: all its squares (B2 C2 B3) or its top left corner (B2)", line)
+    if len(squares) > 1:
+        if turns is not None or mirror:
+            raise Unreadable("bad_command", "give all its squares, or its top left corner with rotate", line)
+        return Command(line, {**move, "squares": sorted([list(square) for square in squares])})
+    if kind is not None and (turns is not None or mirror):
+        return Command(line, {**move, "squares": turned(kind, squares[0], turns or 0, mirror, line)})
+    wanted = {"corner": squares[0], "turn": None if turns is None and not mirror else (turns or 0, mirror), "kind": kind}
+    return Command(line, {**move, "squares": None}, {"squares": wanted})
+
+
+def _turns(word: str | None, line: str) -> int:
+    quarter = {"0": 0, "1": 1, "2": 2, "3": 3, "90": 1, "180": 2, "270": 3}
+    if word not in quarter:
+        raise Unreadable("bad_command", "rotate by 0, 1, 2 or 3 quarter turns clockwise (or 90, 180, 270)", line)
+    return quarter[word]
+
+
+def _publish(words: list[str], line: str) -> Command:
+    """"publish painter" (as listed), "publish painter with bonus B07 B12", "publish painter without bonus"."""
+    if not words:
+        raise Unreadable("bad_command", "publish with which profession?", line)
+    profession, at = PROFESSION_NAMES.find(words, 0, line)
+    rest = words[at:]
+    if not rest:
+        return Command(line, {"type": "publish", "profession": profession, "bonus_cards": None},
+                       {"bonus_cards": "as listed"})
+    card_words = {"bonus", "bonuses", "card", "cards", "bonuscard", "bonuscards"}
+    if rest[0] in ("without", "alone") or rest[:2] in (["with", "no"], ["with", "nothing"]):
+        _nothing_after(rest, line, card_words | {"with", "without", "no", "nothing", "alone"})
+        return Command(line, {"type": "publish", "profession": profession, "bonus_cards": []})
+    if rest[0] == "with":
+        rest = rest[1:]
+    while rest and rest[0] in card_words:
+        rest = rest[1:]
+    if not rest:
+        raise Unreadable("bad_command", "with which bonus cards? e.g. 'publish painter with bonus B07'", line)
+    return Command(line, {"type": "publish", "profession": profession, "bonus_cards": BONUS_NAMES.all(rest, line)})
+
+
+def _split(words: list[str], line: str) -> Command:
+    """"prestige 2", "take 2 prestige", "2 prestige", "split 2": prestige points from a payout."""
+    numbers = [word for word in words if word not in PRESTIGE_WORDS]
+    if numbers in (["none"], ["no"], []) and words:
+        numbers = ["0"]
+    points = _amount(numbers[0]) if len(numbers) == 1 else None
+    if points is None:
+        raise Unreadable("bad_command", "how many prestige points? e.g. 'prestige 2' (0 keeps all florins)", line)
+    return Command(line, {"type": "split_payout", "prestige": points})
+
+
+def _florins(words: list[str], line: str) -> Command:
+    _nothing_after(words, line, {"all", "only", "just", "cash"})
+    return Command(line, {"type": "split_payout", "prestige": 0})
+
+
+def _sell(words: list[str], line: str) -> Command:
+    numbers = [word for word in words if word not in PRESTIGE_WORDS]
+    points = _amount(numbers[0]) if len(numbers) == 1 else None
+    if points is None:
+        raise Unreadable("bad_command", "sell how many prestige points? e.g. 'sell 2'", line)
+    return Command(line, {"type": "sell_prestige", "points": points})
+
+
+ORDER_WORDS = frozenset({"bid", "up", "upto", "max", "maximum", "most", "limit", "until", "till", *CURRENCY})
+OTHERWISE = re.compile(r"\b(otherwise|unless|else)\b")
+OTHERWISE_WORDS = frozenset({"step", "out", "otherwise", "unless", "else", "chooser", "am", "every", "other",
+                             "auction", "auctions"})  # "step out of every other auction unless I am the chooser"
+
+
+def _orders(words: list[str], line: str) -> Command:
+    """"orders bid up to 600 for juggler and 400 for lake, step out otherwise"; "orders cancel"."""
+    if set(words) & {"cancel", "none", "clear", "off", "nothing", "delete", "stop"} and len(words) == 1:
+        return Command(line, {"type": "set_orders", "limits": {}, "step_out_otherwise": False})
+    otherwise = bool(OTHERWISE.search(" ".join(words)))
+    limits: dict[str, int] = {}
+    amount: int | None = None
+    item: str | None = None
+    at = 0
+    while at < len(words):
+        word = words[at]
+        if word in ORDER_WORDS or (otherwise and word in OTHERWISE_WORDS):
+            at += 1
+            continue
+        if (number := _amount(word)) is not None:
+            amount, at = number, at + 1
+        else:
+            item, at = ITEM_NAMES.find(words, at, line)
+        if amount is not None and item is not None:
+            limits[item], amount, item = amount, None, None
+    if amount is not None or item is not None or not (limits or otherwise):
+        raise Unreadable("bad_command", "write 'orders bid up to 600 for juggler', add 'step out otherwise', "
+                                        "or 'orders cancel'", line)
+    return Command(line, {"type": "set_orders", "limits": limits, "step_out_otherwise": otherwise})
+
+
+def _standing(words: list[str], line: str) -> Command:
+    if not words or words[0] not in ("orders", "order"):
+        raise Unreadable("bad_command", "write 'orders bid up to 600 for juggler'", line)
+    return _orders(words[1:], line)
+
+
+VERBS: dict[str, Callable[[list[str], str], Command]] = {
+    "help": _help, "commands": _help, "options": _help,
+    "keep": _keep,
+    "open": _open, "auction": _open, "offer": _open,
+    "pass": _pass,
+    "bid": _bid, "raise": _bid,
+    "out": _simple("step_out"), "step": _step, "stepout": _simple("step_out"), "fold": _simple("step_out"),
+    "drop": _simple("step_out", {"out"}),
+    "place": _place, "put": _place,
+    "discard": _simple("discard_landscape", {"landscape", "away"}),
+    "throw": _simple("discard_landscape", {"away", "landscape"}),
+    "choose": _choose, "pick": _choose, "take": _take,
+    "entice": _entice,
+    "buy": _buy,
+    "build": _build,
+    "publish": _publish,
+    "prestige": _split, "split": _split, "florins": _florins, "cash": _florins,
+    "end": _simple("end_turn", {"turn"}), "skip": _simple("end_turn", {"turn"}),
+    "sell": _sell,
+    "orders": _orders, "order": _orders, "standing": _standing,
+}
+
+
+# ---------------------------------------------------------------------------------------------------
+# Lines checked against the seat's options.
+
+DOING = {
+    "keep_professions": "keep professions", "open_auction": "open an auction", "pass_auction": "pass",
+    "bid": "bid", "step_out": "step out", "place_landscape": "place a landscape",
+    "discard_landscape": "throw a landscape away", "choose_card": "choose a card", "entice": "entice",
+    "keep_enticement": "keep an enticement card", "buy_freedom": "buy a freedom", "buy_profession": "buy a profession",
+    "buy_bonus_card": "buy a bonus card", "build": "build", "publish": "publish", "split_payout": "split a payout",
+    "end_turn": "end a turn",
+}
+
+
+def _resolve_placement(command: Command, same: list[Move]) -> Move:
+    """A piece given by its corner (and maybe a turn): the one legal placement that fits there."""
+    wanted = command.loose["squares"]
+    corner, turn = wanted["corner"], wanted["turn"]
+    building = command.move.get("building")
+    kind = building or wanted["kind"]
+    found = [move for move in same if move.get("building") == building and corner_of(move["squares"]) == corner]
+    if kind is not None:
+        found = [move for move in found if fits(kind, move["squares"])]
+    if turn is not None:
+        shapes = [turned_or_none(each, corner, *turn) for each in ([kind] if kind else LANDSCAPES)]
+        found = [move for move in found if move["squares"] in shapes]
+    piece = kind or "landscape"
+    if not found:
+        raise Unreadable("not_listed", f"the {piece} has no legal place with its top left corner at "
+                                       f"{square_name(corner)}" + (" turned so" if turn else ""), command.text)
+    if len(found) > 1:
+        ways = " or ".join(f"'{write(move)}'" for move in found)
+        raise Unreadable("ambiguous_place", f"the {piece} fits at {square_name(corner)} in {len(found)} ways: {ways}",
+                         command.text)
+    return found[0]
+
+
+def resolve(command: Command, legal: list[Move], fill: Callable[[Move], list[Fill]]) -> Move:
+    """The move a command names among the seat's legal moves. A fully written move is returned as it
+    is, for the engine to judge in its own words (it knows why: once a turn, too little cash, ...); one
+    that leaves a field to the options takes it from the listed moves. Raises Unreadable."""
+    move, loose = command.move, command.loose
+    if "pass" in loose:
+        for answer in ({"type": "pass_auction"}, {"type": "step_out"}):
+            if answer in legal:
+                return answer
+        raise Unreadable("not_now", "there is nothing to pass now", command.text)
+    kind = move["type"]
+    if MOVE_TYPES[kind].get("free") or not loose:
+        return move
+    same = [listed for listed in legal if listed["type"] == kind]
+    if not same:
+        raise Unreadable("not_now", f"you cannot {DOING[kind]} now", command.text)
+    if "amount" in loose:
+        return min(same, key=lambda listed: listed["amount"])
+    if "return_order" in loose:
+        shown = next((listed for listed in same if listed["card"] == move["card"]), None)
+        if shown is None:
+            raise Unreadable("not_listed", f"{card_word(move['card'])} is not among the cards shown to you", command.text)
+        return shown
+    if "bonus_cards" in loose:
+        work = next((listed for listed in same if listed["profession"] == move["profession"]), None)
+        if work is None:
+            raise Unreadable("not_listed", f"the {move['profession']} cannot publish now: it is not in your hand, "
+                                           "or its work cannot reach this round's minimum", command.text)
+        return work
+    return _resolve_placement(command, same)
+
+
+def reveals(before: State, after: State, seat: int) -> bool:
+    """Whether the seat's new decision shows it something private it had not seen (cards drawn)."""
+    seen = [decision for decision in before["pending"] if decision["seat"] == seat]
+    return any(decision["seat"] == seat and "private" in decision and decision not in seen
+               for decision in after["pending"])
+
+
+class PofGrammar:
+    """`engine.core.Grammar` for Princes of Florence: this module's functions as the game's `grammar`."""
+
+    guide = GUIDE
+    error_codes = ERROR_CODES
+
+    def parse(self, text: str) -> Parsed:
+        lines, prose = _command_lines(written_lines(text))
+        if not lines:
+            raise Unreadable("no_command", "I found no command in your mail: write one (or 'help') as its first line")
+        return Parsed([_command(line) for line in lines], prose)
+
+    resolve = staticmethod(resolve)
+    reveals = staticmethod(reveals)
+    write = staticmethod(write)
+    answers = staticmethod(writing.answers)
+
+
+GRAMMAR = PofGrammar()

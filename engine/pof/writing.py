@@ -1,0 +1,224 @@
+"""Princes of Florence moves written as lines of text: the line of each move (`write`), the lines a
+seat's mail lists (`answers`: its legal moves, placements by example, with notes and its yard drawn
+with the coordinates), and the geometry both directions share (squares named like C2, pieces turned).
+
+`engine.pof.grammar` reads the lines back; every line written here reads back to the move it was
+written for (tests/test_grammar.py checks it over whole games). Pure: no Flask, Redis or mail.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from engine.core import Answers, Fill, Move, Unreadable
+from engine.pof import scoring
+from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, ECONOMY, GRID_COLS, GRID_ROWS, LANDSCAPES,
+                             PALAZZO, PRESTIGE_CARDS, PROFESSIONS)
+
+COLUMNS = "".join(chr(ord("A") + col) for col in range(GRID_COLS))
+CODES = {card: f"B{number:02d}" for number, card in enumerate(BONUS_CARDS, start=1)}
+EXAMPLES, MORE_EXAMPLES = 1, 6  # placements listed per piece in a decision mail, and in a help mail
+
+
+def square_name(square: Iterable[int]) -> str:
+    """[1, 2] -> C2: column letter from the left, row number from the top."""
+    row, col = square
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+def turned(kind: str, corner: tuple[int, int], turns: int, mirror: bool, line: str = "") -> list[list[int]]:
+    """The squares of a piece with the top left corner of its box at `corner`, mirrored left to right
+    if asked, then turned clockwise `turns` quarter turns, from its shape in data.json."""
+    shape = (BUILDINGS.get(kind) or LANDSCAPES[kind])["shape"]
+    points = [(row, -col) if mirror else (row, col) for row, col in shape]
+    for _ in range(turns % 4):
+        points = [(col, -row) for row, col in points]  # a clockwise quarter turn, rows counting down
+    top, left = min(row for row, _ in points), min(col for _, col in points)
+    squares = sorted([row - top + corner[0], col - left + corner[1]] for row, col in points)
+    if any(row >= GRID_ROWS or col >= GRID_COLS for row, col in squares):
+        raise Unreadable("bad_square", f"turned so, the {kind} at {square_name(corner)} reaches past the yard", line)
+    return squares
+
+
+def card_word(card: str) -> str:
+    return CODES.get(card, card)
+
+
+def _squares_text(squares: list[list[int]]) -> str:
+    return " ".join(square_name(square) for square in squares)
+
+
+def write(move: Move) -> str:
+    """The line that reads back to exactly this move, whatever the seat's options (see `short` for
+    the lines a mail lists, which may leave a detail to the options)."""
+    kind = move["type"]
+    if kind == "keep_professions":
+        return "keep " + " ".join(move["professions"])
+    if kind == "open_auction":
+        return f"open {move['item']}"
+    if kind == "bid":
+        return f"bid {move['amount']}"
+    if kind == "place_landscape":
+        return f"place at {_squares_text(move['squares'])}"
+    if kind == "choose_card":
+        back = " ".join(card_word(card) for card in move["return_order"])
+        return f"choose {card_word(move['card'])}" + (f" return {back}" if back else "")
+    if kind == "entice":
+        return f"entice {move['profession']}"
+    if kind == "buy_freedom":
+        return f"buy freedom {move['freedom']}"
+    if kind == "build":
+        return f"build {move['building']} at {_squares_text(move['squares'])}"
+    if kind == "publish":
+        cards = " ".join(card_word(card) for card in move["bonus_cards"])
+        return f"publish {move['profession']} " + (f"with bonus {cards}" if cards else "without bonus")
+    if kind == "split_payout":
+        return f"prestige {move['prestige']}"
+    if kind == "sell_prestige":
+        return f"sell {move['points']}"
+    if kind == "set_orders":
+        return _orders_text(move)
+    return WORDS[kind]
+
+
+WORDS = {"pass_auction": "pass", "step_out": "out", "discard_landscape": "discard", "keep_enticement": "keep enticement",
+         "buy_profession": "buy profession", "buy_bonus_card": "buy bonus card", "end_turn": "end"}
+
+
+def _orders_text(move: Move) -> str:
+    limits = [f"{move['limits'][item]} for {item}" for item in AUCTION_ITEMS if item in move["limits"]]
+    parts = ["bid up to " + " and ".join(limits)] if limits else []
+    if move["step_out_otherwise"]:
+        parts.append("step out otherwise")
+    return "orders " + (", ".join(parts) if parts else "cancel")
+
+
+def short(move: Move) -> str:
+    """The line a mail lists for a move: like `write`, leaving to the options what they settle
+    (a card's return order as shown, a listed work's bonus cards)."""
+    if move["type"] == "choose_card":
+        return f"choose {card_word(move['card'])}"
+    if move["type"] == "publish" and not move["bonus_cards"]:
+        return f"publish {move['profession']}"
+    return write(move)
+
+
+def corner_of(squares: list[list[int]]) -> tuple[int, int]:
+    return min(row for row, _ in squares), min(col for _, col in squares)
+
+
+def _normal(squares: list[list[int]]) -> list[list[int]]:
+    top, left = corner_of(squares)
+    return sorted([row - top, col - left] for row, col in squares)
+
+
+def fits(kind: str, squares: list[list[int]]) -> bool:
+    """Whether the squares form the piece `kind` in some turn or mirror image."""
+    shape = _normal(squares)
+    return any(turned(kind, (0, 0), turns, mirror) == shape for turns in range(4) for mirror in (False, True))
+
+
+def turned_or_none(kind: str, corner: tuple[int, int], turns: int, mirror: bool) -> list[list[int]] | None:
+    try:
+        return turned(kind, corner, turns, mirror)
+    except Unreadable:
+        return None
+
+
+def _card_note(card: str) -> str:
+    if card in BONUS_CARDS:
+        return f"{card.replace('_', ' ')}: {BONUS_CARDS[card]['text']}"
+    if card in PROFESSIONS:
+        p = PROFESSIONS[card]
+        return f"likes the {p['building']}, {p['landscape']}, {p['freedom']}"
+    prestige = PRESTIGE_CARDS[card]
+    shared = f", {prestige['shared']} if shared" if "shared" in prestige else ""
+    return f"{prestige['points']} points{shared} at the end"
+
+
+def _publish_note(move: Move, fills: list[Fill], me: dict[str, Any]) -> str:
+    value = scoring.work_value(me, move["profession"], move["bonus_cards"])
+    note = f"worth {value}"
+    for fill in fills:
+        adds = ", ".join(f"{card_word(c['value'])} +{c['adds']}" for c in fill["choices"] if c["adds"] > 0)
+        if adds:
+            note += f"; worth {fill['base']} alone, you may add {adds}"
+    return note
+
+
+def picture(me: dict[str, Any]) -> str:
+    """A seat's yard with its coordinates: # the Palazzo, w/l/p landscapes, digits its buildings."""
+    grid = [["." for _ in range(GRID_COLS)] for _ in range(GRID_ROWS)]
+    for row, col in PALAZZO:
+        grid[row][col] = "#"
+    for piece in me.get("landscapes", []):
+        for row, col in piece["squares"]:
+            grid[row][col] = piece["kind"][0]
+    legend = []
+    for number, piece in enumerate(me.get("buildings", []), start=1):
+        for row, col in piece["squares"]:
+            grid[row][col] = str(number % 10)
+        legend.append(f"{number % 10} {piece['kind']}")
+    lines = ["     " + " ".join(COLUMNS)]
+    lines += [f"  {row + 1}  " + " ".join(grid[row]) for row in range(GRID_ROWS)]
+    lines.append("  # Palazzo, w woods, l lake, p park, . empty" + "".join(f", {item}" for item in legend))
+    return "\n".join(lines)
+
+
+def answers(legal: list[Move], fill: Callable[[Move], list[Fill]], view: dict[str, Any], seat: int,
+            full: bool = False) -> Answers:
+    """The lines the seat may send now, each reading back to one of its legal moves; placements by
+    example (a piece may have hundreds), bids in open bidding by the smallest, with notes on the rest."""
+    me = view["players"][seat]
+    entries: list[tuple[str, str] | str] = []  # a (line, note), or a piece whose placements go here
+    pieces: dict[str, list[Move]] = {}
+    bids = [move for move in legal if move["type"] == "bid"]
+    for move in legal:
+        kind = move["type"]
+        if kind in ("build", "place_landscape"):
+            piece = move.get("building", "landscape")
+            if piece not in pieces:
+                pieces[piece] = []
+                entries.append(piece)
+            pieces[piece].append(move)
+        elif kind != "bid" or move is bids[0]:
+            note = _card_note(move["card"]) if kind == "choose_card" else (
+                _publish_note(move, fill(move), me) if kind == "publish" else "")
+            if (short(move), note) not in entries:
+                entries.append((short(move), note))
+    commands: list[tuple[str, str]] = []
+    for entry in entries:
+        if isinstance(entry, tuple):
+            commands.append(entry)
+        else:
+            commands += [(write(move), "") for move in pieces[entry][:MORE_EXAMPLES if full else EXAMPLES]]
+    notes: list[str] = []
+    if pieces:
+        counts = ", ".join(f"{piece} {len(moves)}" for piece, moves in pieces.items())
+        first = next(iter(pieces.values()))[0]
+        notes.append(f"Legal places: {counts}. Write a piece's squares, or the top left corner of the box around "
+                     f"it with clockwise quarter turns (0-3), 'mirror' flipping it left to right first: "
+                     f"'{corner_example(first)}' is the first example above.")
+    dealt = list(dict.fromkeys(p for move in legal if move["type"] == "keep_professions" for p in move["professions"]))
+    if dealt:
+        notes.append("; ".join(f"the {p.replace('_', ' ')} {_card_note(p)}" for p in dealt) + ".")
+    if len(bids) > 1:
+        notes.append(f"Or bid more: 'bid' and any multiple of {ECONOMY['auction_step']} up to {bids[-1]['amount']}.")
+    if sum(move["type"] == "choose_card" for move in legal) > 1:
+        notes.append("The other cards go back under the deck in the order shown; to set it, write e.g. "
+                     "'choose X return Y Z'.")
+    if any(move["type"] == "publish" and fill(move) for move in legal):
+        notes.append("A work may carry bonus cards: 'publish painter with bonus B07 B12' (or 'without bonus').")
+    if not legal:
+        notes.append("Nothing waits for you now; standing orders may be set at any time "
+                     "('orders bid up to 600 for juggler').")
+    return Answers(commands, notes, picture(me) if pieces or full else None)
+
+
+def corner_example(move: Move) -> str:
+    """The first listed placement written by its corner and turn (it reads back to the same move)."""
+    kind = move.get("building") or next(k for k in LANDSCAPES if fits(k, move["squares"]))
+    corner = corner_of(move["squares"])
+    turns, mirror = next((t, m) for m in (False, True) for t in range(4)
+                         if turned_or_none(kind, corner, t, m) == move["squares"])
+    verb = f"build {kind}" if move["type"] == "build" else "place"
+    return f"{verb} at {square_name(corner)} rotate {turns}" + (" mirror" if mirror else "")

@@ -1,0 +1,194 @@
+"""Playing one kept reply: for which seat it is, whether its sender holds that seat, what it asks, and
+the mail that answers it. `handle` is what the RQ job (`workers.replies`) runs, or the endpoint
+itself when there are no workers.
+
+Checks, in order: a mail sent by a program (out of office) is ignored, as answering it could start a
+mail loop (our answers say they are automatic, RFC 3834); the address must be a genuine reply
+address (`address.seat_of`; else the mail is ignored, unanswered, as nobody can be told); the sender
+must be the seat's address, compared as the service stores addresses (case-insensitive); SPF or DKIM
+must have passed when the post says how they went. A mail that fails the last two is not played, and
+the seat's own address (never the sender) is told, at most once an hour. Then the reply must answer
+the seat's decision still pending: the decision a mail is about is named in its Message-ID, which the
+reply quotes (`headers.decision_in`); a reply that quotes none answers the decision pending now, and
+standing orders may answer any mail.
+
+`handle` reads the mail and its state again each time, so a retry after any failure carries on where
+the last try stopped: the moves read from a mail are stored before the first is played, each is played
+through `playing.submit` with an idempotency key of the mail and its place, and the answer goes once.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core import Unreadable, grammar_of, read_commands
+from service import deadlines, games, playing, preferences, tokens
+from service.inbound import address, inbox, message
+from service.links import Links
+from service.mail import headers, render
+from service.mail.settings import MailSettings
+from service.problems import Problem
+from service.store import Store
+from service.web import unsubscribe
+from service.web.oneclick import answer_links
+
+log = logging.getLogger(__name__)
+
+FINAL = frozenset({"applied", "refused", "stale", "help", "closed", "ignored"})
+STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed"}
+NOTICE_EVERY = 3600  # seconds between two notices to a seat about mail for it that was not played
+CLOSED = {games.OPEN: "The game has not started yet.", games.PAUSED: "The game is paused; reply once it goes on.",
+          games.FINISHED: "The game is over.", games.CANCELLED: "The game was cancelled."}
+
+
+@dataclass(frozen=True)
+class Replies:
+    """What handling a reply needs: the store, the link signer (reply addresses, links in answers)
+    and the mail settings (domains)."""
+
+    store: Store
+    links: Links
+    settings: MailSettings
+
+    def handle(self, key: str) -> str:
+        """Play the kept mail `key` if it is a genuine reply, answer it, and return its final status."""
+        redis = self.store.redis
+        fields = inbox.fields(redis, key)
+        if fields is None:
+            return "gone"
+        state = inbox.state(redis, key)
+        if state.get("status") in FINAL:
+            return state["status"]
+        mail = message.read(fields)
+        if mail.automatic:
+            return self._finish(key, "ignored", "an automatic reply (out of office, say): not answered, lest mail loop")
+        found = address.seat_of(self.links, mail.recipients)
+        if found is None:
+            return self._finish(key, "ignored", "sent to no reply address of ours (mistyped or forged)")
+        game_id, seat = found
+        try:
+            table = games.load(self.store, game_id)
+        except Problem:
+            return self._finish(key, "ignored", f"game {game_id} is gone")
+        seats = table.meta["seats"]
+        entry = seats[seat] if seat < len(seats) else {}
+        if entry.get("bot") or not entry.get("email_hash"):
+            return self._finish(key, "ignored", "nobody plays this seat by mail", game_id, seat)
+        if tokens.email_hash(mail.sender) != entry["email_hash"]:
+            self._notice(table, seat, "it came from another address than the one your seat has.")
+            return self._finish(key, "refused", f"sent from {mail.sender or 'no address'}, not the seat's", game_id, seat)
+        if message.authenticated(mail) is False:
+            self._notice(table, seat, "its sender's mail provider could not vouch for it (SPF and DKIM failed).")
+            return self._finish(key, "refused", "SPF and DKIM failed", game_id, seat)
+        plan = state.get("plan")
+        if plan is None:
+            plan = _read(table, seat, mail)
+            if "moves" in plan:
+                inbox.update(redis, key, plan=plan, game=game_id, seat=seat)
+        outcome = self._play(table, seat, plan, key) if "moves" in plan else plan
+        self._answer(game_id, seat, mail, outcome, key)
+        detail = outcome.get("reason") or "; ".join(outcome.get("done") or []) or outcome["kind"]
+        return self._finish(key, STATUS[outcome["kind"]], detail, game_id, seat)
+
+    def failed(self, key: str, reason: str) -> None:
+        """The job gave up on the mail: it stays kept, marked failed, for the host and a later post."""
+        state = inbox.state(self.store.redis, key)
+        log.warning("reply %s failed for good: %s", key, reason)
+        seat = int(state["seat"]) if state.get("seat") else None
+        self._finish(key, "failed", reason, state.get("game"), seat)
+
+    def _play(self, table: games.Table, seat: int, plan: dict[str, Any], key: str) -> render.Outcome:
+        """Play the planned moves in order against the decision the reply answered; the first one
+        refused stops the rest."""
+        done: list[str] = []
+        seen = plan["seen"]
+        for index, move in enumerate(plan["moves"]):
+            label = table.game.describe(move)
+            try:
+                body, _ = playing.submit(self.store, table, seat, move, seen,
+                                         lambda after, events, label=label: {"label": label, "version": after.version},
+                                         f"reply:{key}:{index}")
+            except Problem as problem:
+                if problem.code == "stale_version" and not done:
+                    return {"kind": "stale"}
+                return {"kind": "refused", "done": done, "reason": problem.detail, "line": plan["lines"][index]}
+            done.append(body["label"])
+            seen = body["version"]
+            table = games.load(self.store, table.id)
+        return {"kind": "done", "done": done, "ignored": plan["ignored"]}
+
+    def _answer(self, game_id: str, seat: int, mail: message.Inbound, outcome: render.Outcome, key: str) -> None:
+        """Mail the seat what became of its reply, once (a failed send frees the claim for the retry)."""
+        if not inbox.claim(self.store.redis, key, "answer"):
+            return
+        try:
+            self._send(games.load(self.store, game_id), seat,
+                       {**outcome, "subject": mail.subject, "message_id": mail.message_id or ""})
+        except Exception:
+            inbox.unclaim(self.store.redis, key, "answer")
+            raise
+
+    def _notice(self, table: games.Table, seat: int, reason: str) -> None:
+        """Tell the seat's own address that mail for its seat was not played (at most once an hour)."""
+        if inbox.claim(self.store.redis, f"notice-{table.id}-{seat}", "notice", NOTICE_EVERY):
+            self._send(table, seat, {"kind": "not_yours", "reason": reason})
+
+    def _send(self, table: games.Table, seat: int, outcome: render.Outcome) -> None:
+        """The answer, rendered from the seat's own view, with its commands while the game runs."""
+        entry = table.meta["seats"][seat]
+        time_zone = preferences.read(self.store, entry["email_hash"])["time_zone"]
+        to = render.Recipient(entry["email"], entry["name"], seat, time_zone)
+        running = table.status == games.RUNNING
+        pending = table.decision_of(seat) if running else None
+        links = {**(answer_links(self.links, table, seat) if pending else {}),
+                 "unsubscribe": unsubscribe.link(self.links, entry["email_hash"])}
+        reply = (address.reply_for(self.links, table, seat, self.settings.reply_domain, full=outcome["kind"] == "help")
+                 if running else None)
+        frame = render.Table(table.id, [s["name"] for s in table.meta["seats"]], self.settings.domain)
+        answer = render.answer(table.game.view(table.state, seat), pending, frame, to, links, deadlines.now(),
+                               outcome, reply)
+        self.store.followups.send_mail(self.store, answer)
+
+    def _finish(self, key: str, status: str, detail: str, game_id: str | None = None, seat: int | None = None) -> str:
+        inbox.update(self.store.redis, key, status=status, detail=detail[:500])
+        if game_id is not None:
+            inbox.note(self.store.redis, game_id, {"message": key, "seat": seat, "status": status, "detail": detail[:500]})
+        return status
+
+
+def _read(table: games.Table, seat: int, mail: message.Inbound) -> dict[str, Any]:
+    """The plan for a reply ({moves, lines, seen, ignored}), or the outcome that answers it at once:
+    help, a refusal, a stale decision or a game that is not running."""
+    if table.status != games.RUNNING:
+        return {"kind": "closed", "reason": CLOSED.get(table.status, f"The game is {table.status}.")}
+    grammar = grammar_of(table.game)
+    if grammar is None:
+        return {"kind": "refused", "reason": f"{table.game.name} cannot be played by mail"}
+    try:
+        parsed = grammar.parse(mail.text)
+    except Unreadable as error:
+        return {"kind": "refused", "reason": error.message, "line": error.line or ""}
+    if any(command.move is None for command in parsed.commands):
+        return {"kind": "help", "ignored": parsed.ignored}
+    decision = table.decision_of(seat)
+    current = decision["since"] if decision else table.version
+    answered = _answered(mail, table.id, seat)
+    free = all(table.game.move_types[command.move["type"]].get("free") for command in parsed.commands)
+    if answered is not None and answered != current and not free:
+        return {"kind": "stale"}
+    try:
+        reading = read_commands(table.game, mail.text, table.state, seat)
+    except Unreadable as error:
+        return {"kind": "refused", "reason": error.message, "line": error.line or ""}
+    return {"moves": reading.moves, "lines": reading.lines, "seen": current, "ignored": reading.ignored}
+
+
+def _answered(mail: message.Inbound, game_id: str, seat: int) -> int | None:
+    """The `since` of the seat's decision that the mail answers, from the first of our decision mails
+    it quotes (In-Reply-To, then References from the newest); None when it quotes none."""
+    for quoted in mail.answers:
+        found = headers.decision_in(quoted)
+        if found is not None and found[0] == game_id and found[1] == seat:
+            return found[2]
+    return None

@@ -1,0 +1,188 @@
+"""The pieces of replying by mail, without workers: reply addresses, reading Inbound Parse posts, the
+SPF/DKIM check, the kept mail, and the mails that carry commands and answer replies (rendered from a
+seat's own view only)."""
+from __future__ import annotations
+
+import json
+from email.message import EmailMessage
+
+import fakeredis
+import pytest
+
+from engine.core import answers
+from engine.pof import GAME
+from service.inbound import address, inbox, message
+from service.links import Links
+from service.mail import headers, render
+from service.mail.sendgrid_api import payload
+from service.mail.settings import MailSettings
+from tests.test_mail_render import NOW, TABLE, links, play_until, waiting
+
+LINKS = Links("k" * 40, "https://palazzo.example")
+GAME_ID = "e1f24b4c321c85fa"
+
+
+def test_a_reply_address_names_its_seat_and_cannot_be_made_without_the_secret():
+    made = address.address(LINKS, GAME_ID, 3, "palazzo.example")
+    local = made.split("@")[0]
+    assert local.startswith(f"play+{GAME_ID}-3-") and len(local) <= 64 and local == local.lower()
+    assert address.seat_of(LINKS, [made]) == (GAME_ID, 3)
+    assert address.seat_of(LINKS, ["Ann <ann@example.org>", made.upper()]) == (GAME_ID, 3), "case does not matter"
+    assert address.seat_of(LINKS, [made.replace("-3-", "-2-")]) is None
+    assert address.seat_of(LINKS, [made.replace(GAME_ID, "e1f24b4c321c85fb")]) is None
+    assert address.seat_of(Links("o" * 40, "https://palazzo.example"), [made]) is None, "another server's secret"
+    assert address.seat_of(LINKS, ["play@palazzo.example", "play+x@palazzo.example", ""]) is None
+
+
+def test_decision_mails_name_their_decision_in_their_message_id():
+    made = headers.decision_id("palazzo.example", GAME_ID, 2, 41)
+    assert headers.decision_in(made) == (GAME_ID, 2, 41)
+    assert headers.decision_in(headers.message_id("palazzo.example")) is None
+    built = headers.build("palazzo.example", GAME_ID, decision=(2, 41), reply_to="play+x@palazzo.example",
+                          answering="<theirs@example.org>")
+    assert headers.decision_in(built["Message-ID"]) == (GAME_ID, 2, 41)
+    assert built["In-Reply-To"] == "<theirs@example.org>" and built["References"].endswith("<theirs@example.org>")
+    assert built["Reply-To"] == "play+x@palazzo.example"
+
+
+def parsed_post(**fields: str) -> dict[str, str]:
+    base = {"from": "Ann <Ann@Example.org>", "to": "play+a-0-x@palazzo.example, Bea <bea@example.org>",
+            "cc": "cid@example.org", "subject": "Re: Your bid", "text": "bid 300",
+            "envelope": json.dumps({"to": ["play+a-0-x@palazzo.example"], "from": "bounce@mail.example.org"}),
+            "headers": "Message-ID: <m1@example.org>\nIn-Reply-To: <d2@palazzo.example>\n"
+                       "References: <root@palazzo.example> <d1@palazzo.example> <d2@palazzo.example>\n",
+            "SPF": "pass", "dkim": "{@example.org : pass}"}
+    return {**base, **fields}
+
+
+def test_a_post_in_parsed_mode_is_read():
+    mail = message.read(parsed_post())
+    assert mail.sender == "Ann@Example.org" and mail.text == "bid 300" and mail.subject == "Re: Your bid"
+    assert mail.recipients == ["play+a-0-x@palazzo.example", "play+a-0-x@palazzo.example", "bea@example.org",
+                               "cid@example.org"]
+    assert mail.message_id == "<m1@example.org>" == message.message_id_of(parsed_post())
+    assert mail.answers == ["<d2@palazzo.example>", "<d2@palazzo.example>", "<d1@palazzo.example>",
+                            "<root@palazzo.example>"]
+    html_only = message.read(parsed_post(text="", html="<p>bid&nbsp;400</p><blockquote>bid 300</blockquote>"))
+    assert html_only.text == "bid 400" and not mail.automatic
+
+
+@pytest.mark.parametrize("header", ["Auto-Submitted: auto-replied", "Precedence: bulk", "X-Autoreply: yes"])
+def test_a_mail_sent_by_a_program_is_known_as_such(header):
+    assert message.read(parsed_post(headers=f"Message-ID: <ooo@example.org>\n{header}\n")).automatic
+    assert not message.read(parsed_post(headers="Auto-Submitted: no\n")).automatic
+
+
+def test_a_post_in_raw_mode_is_read():
+    raw = EmailMessage()
+    raw["From"], raw["To"], raw["Subject"] = "Ann <ann@example.org>", "play+a-0-x@palazzo.example", "Re: turn"
+    raw["Message-ID"], raw["In-Reply-To"] = "<raw@example.org>", "<d@palazzo.example>"
+    raw.set_content("build tower at A1 B1 C1\n\n> quoted\n")
+    raw.add_alternative("<p>ignored: the text part wins</p>", subtype="html")
+    mail = message.read({"email": raw.as_string(), "SPF": "pass"})
+    assert mail.text.startswith("build tower at A1 B1 C1") and mail.sender == "ann@example.org"
+    assert mail.recipients == ["play+a-0-x@palazzo.example"] and mail.answers == ["<d@palazzo.example>"]
+    assert message.message_id_of({"email": raw.as_string()}) == "<raw@example.org>"
+
+
+@pytest.mark.parametrize("spf, dkim, envelope_from, expected", [
+    (None, None, None, None),  # the post says nothing: not checked
+    ("pass", None, "ann@example.org", True),
+    ("pass", None, "bounce@mail.example.org", True),  # a subdomain of the sender's is aligned
+    ("pass", None, "bounce@evil.example", False),  # SPF vouches for another domain
+    ("softfail", "{@example.org : pass}", None, True),
+    ("fail", "{@example.org : fail}", None, False),
+    ("none", "{@evil.example : pass}", None, False),
+    (None, "{@evil.example : pass, @example.org : pass}", None, True),
+    ("neutral", "none", None, False),
+])
+def test_spf_or_dkim_must_pass_for_the_senders_domain_when_the_post_says(spf, dkim, envelope_from, expected):
+    mail = message.Inbound(sender="ann@example.org", recipients=[], spf=spf, dkim=dkim, envelope_from=envelope_from)
+    assert message.authenticated(mail) is expected
+
+
+def test_a_mail_is_kept_once_by_its_message_id():
+    redis = fakeredis.FakeRedis(decode_responses=True)
+    key = inbox.key_of("<m1@example.org>", {"text": "bid 300"})
+    assert key == inbox.key_of("<m1@example.org>", {"text": "other fields of a second post"})
+    assert key != inbox.key_of(None, {"text": "bid 300"}) != inbox.key_of(None, {"text": "bid 400"})
+    assert inbox.keep(redis, key, {"text": "bid 300"}) and not inbox.keep(redis, key, {"text": "again"})
+    assert inbox.fields(redis, key) == {"text": "bid 300"} and inbox.state(redis, key)["status"] == "received"
+    assert 0 < redis.ttl(f"pz:inbound:{{{key}}}:raw") <= inbox.TTL
+    inbox.update(redis, key, status="applied", plan={"moves": [{"type": "end_turn"}]})
+    assert inbox.state(redis, key) == {"status": "applied", "plan": {"moves": [{"type": "end_turn"}]}}
+    assert inbox.claim(redis, key, "answer") and not inbox.claim(redis, key, "answer")
+
+
+def reply_of(state: dict, seat: int, full: bool = False) -> render.Reply:
+    found = answers(GAME, state, seat, full)
+    return {"address": "play+g-1-x@palazzo.example", "commands": found.commands, "notes": found.notes,
+            "picture": found.picture, "guide": GAME.grammar.guide}
+
+
+@pytest.mark.parametrize("kind", ["keep_professions", "open_auction", "bid", "action", "place_landscape",
+                                  "choose_card", "split_payout"])
+def test_a_decision_mail_lists_the_commands_of_the_seats_own_options(kind):
+    state, _ = play_until(waiting(kind))
+    pending = {**GAME.pending(state)[0], "deadline_at": "2025-12-02T17:00:00Z", "since": 9}
+    seat = pending["seat"]
+    to = render.Recipient(f"p{seat}@example.org", "Ann", seat)
+    reply = reply_of(state, seat)
+    mail = render.decision(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW,
+                           GAME.default_move(state, seat), reply)
+    assert mail.headers["Reply-To"] == reply["address"] and headers.decision_in(mail.headers["Message-ID"])[1:] == (seat, 9)
+    for line, _ in reply["commands"]:
+        assert f"\n  {line}" in mail.text and line in mail.html
+    assert "rows 1-7 from the top" in mail.text and reply["address"] in mail.text
+    if kind in ("place_landscape", "action"):
+        assert "A B C D E F G" in mail.text and "A B C D E F G" in mail.html
+    plain = render.decision(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW)
+    assert "Reply-To" not in plain.headers and "Answer by mail" not in plain.text
+
+
+def test_an_answer_is_rendered_from_the_seats_own_view_only():
+    state, _ = play_until(waiting("bid"))
+    pending = {**GAME.pending(state)[0], "deadline_at": "2025-12-02T17:00:00Z", "since": 9}
+    seat = pending["seat"]
+    to = render.Recipient(f"p{seat}@example.org", "Ann", seat)
+    outcome = {"kind": "refused", "reason": "the next bid must be exactly 400", "line": "bid 900",
+               "message_id": "<theirs@example.org>", "ignored": ["Thanks"]}
+    mail = render.answer(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW, outcome, reply_of(state, seat))
+    assert mail.kind == "reply_refused" and mail.subject.startswith("Not played: bid 900")
+    assert "the next bid must be exactly 400" in mail.text and '"Thanks"' in mail.text
+    assert mail.headers["In-Reply-To"] == "<theirs@example.org>" and mail.headers["Reply-To"]
+    assert mail.headers["Auto-Submitted"] == "auto-replied", "so that an out-of-office program leaves it alone"
+    with pytest.raises(ValueError):
+        render.answer(state, pending, TABLE, to, links(seat), NOW, outcome)
+    with pytest.raises(ValueError):
+        render.answer(GAME.view(state, (seat + 1) % 3), pending, TABLE, to, links(seat), NOW, outcome)
+    for kind in ("done", "stale", "help", "closed", "not_yours"):
+        answer = render.answer(GAME.view(state, seat), None, TABLE, to, links(seat), NOW,
+                               {"kind": kind, "done": ["Bid 400"], "reason": "why"})
+        assert answer.kind == f"reply_{kind}" and "Nothing waits for you now" in answer.text
+
+
+def test_a_mail_the_job_gave_up_on_stays_kept_for_the_host():
+    from service.inbound.replies import Replies
+    from service.store import Store
+    store = Store(fakeredis.FakeRedis(decode_responses=True))
+    inbox.keep(store.redis, "k1", {"text": "bid 300"})
+    inbox.update(store.redis, "k1", game=GAME_ID, seat=2)
+    Replies(store, LINKS, MailSettings()).failed("k1", "RuntimeError: boom")
+    assert inbox.state(store.redis, "k1")["status"] == "failed" and inbox.fields(store.redis, "k1")
+    [kept] = inbox.noted(store.redis, GAME_ID)
+    assert (kept["message"], kept["seat"], kept["status"], kept["detail"]) == ("k1", 2, "failed", "RuntimeError: boom")
+
+
+def test_sendgrid_gets_the_reply_address_in_its_own_field():
+    mail = render.Mail(to="ann@example.org", subject="s", text="t",
+                       headers={"Message-ID": "<m@x>", "Reply-To": "play+g-0-x@palazzo.example"})
+    body = payload(mail, MailSettings(backend="sendgrid", sendgrid_api_key="SG.x.y"))
+    assert body["reply_to"] == {"email": "play+g-0-x@palazzo.example"} and body["headers"] == {"Message-ID": "<m@x>"}
+
+
+def test_replies_are_taken_only_with_an_inbound_secret_and_go_to_the_mail_domain():
+    assert not MailSettings.from_env({}).replies
+    settings = MailSettings.from_env({"PALAZZO_INBOUND_SECRET": "s", "PALAZZO_BASE_URL": "https://play.example"})
+    assert settings.replies and settings.reply_domain == "play.example"
+    assert MailSettings.from_env({"PALAZZO_MAIL_DOMAIN": "In.Palazzo.Example"}).reply_domain == "in.palazzo.example"

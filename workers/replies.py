@@ -1,0 +1,28 @@
+"""Replies to mails as RQ jobs: one per kept mail (queued by `service.inbound.endpoint`, with retries).
+
+The job plays the mail through `service.inbound.replies`, which re-reads everything, so a retry or a
+second job for the same mail plays nothing twice; after the last retry the mail is marked failed and
+stays kept for the host to see.
+"""
+from __future__ import annotations
+
+from service.inbound.replies import Replies
+from service.mail.settings import MailSettings
+from workers import context
+
+
+def _replies() -> Replies:
+    return Replies(context.store(), context.links(), MailSettings.from_env())
+
+
+def play(key: str) -> str:
+    """Play the kept mail `key`; returns what became of it."""
+    return _replies().handle(key)
+
+
+def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
+    """RQ's failure callback. RQ calls it after every failed try, before it queues the next one; only
+    a try with none left marks the mail failed."""
+    if job.retries_left:
+        return
+    _replies().failed(job.args[0], f"{exc_type.__name__}: {exc_value}")
