@@ -114,7 +114,7 @@ def test_every_move_type_is_covered_by_the_grammar():
 
 def test_squares_read_like_a_chess_board_seen_from_above():
     assert square_name([0, 0]) == "A1" and square_name([1, 2]) == "C2" and square_name([6, 6]) == "G7"
-    assert GAME.describe({"type": "build", "building": "tower", "squares": [[1, 2]]}).endswith("c2")
+    assert GAME.describe({"type": "build", "building": "tower", "squares": [[1, 2]]}).endswith("C2"), "labels name squares as replies do"
     assert moves_of("build tower at c2 D2 e2") == moves_of("build tower at [1, 2] [1, 3] [1, 4]")
     for off in ("build tower at H1 H2 H3", "build tower at A8 A9 A10", "build tower at [7, 0] [8, 0] [9, 0]"):
         with pytest.raises(Unreadable) as refused:

@@ -29,7 +29,7 @@ def test_every_square_is_drawn_with_what_covers_it():
 
 def test_the_picture_says_in_words_what_it_shows():
     words = summary(YARD)
-    assert "library (medium building) on a1, b1, c1, a2, b2" in words and "lake on f6, g6, f7, g7" in words
+    assert "library (medium building) on A1, B1, C1, A2, B2" in words and "lake on F6, G6, F7, G7" in words
     assert words.endswith(f"{GRID_ROWS * GRID_COLS - 6 - 5 - 3 - 4} empty squares.")
 
 

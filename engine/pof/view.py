@@ -1,7 +1,7 @@
 """What one viewer may see of a game, and human-readable labels for moves."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from engine.core import Move, State, Viewer, redact
 from engine.pof import scoring
@@ -31,8 +31,15 @@ def _with_counts(seat_state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def square_name(square: Iterable[int]) -> str:
+    """[1, 2] -> C2, as on a chess board: column letter from the left, row number from the top. The one
+    naming of squares, for labels, mails, replies and pages."""
+    row, col = square
+    return f"{'ABCDEFG'[col]}{row + 1}"
+
+
 def _squares(squares: list[list[int]]) -> str:
-    return ", ".join(f"{chr(ord('a') + c)}{r + 1}" for r, c in squares)
+    return ", ".join(square_name(square) for square in squares)
 
 
 _LABELS = {
@@ -60,5 +67,5 @@ _LABELS = {
 
 
 def describe(move: Move) -> str:
-    """A label for a move; squares read like a chess board: columns a-g, rows 1-7 from the top."""
+    """A label for a move; squares read like a chess board: columns A-G, rows 1-7 from the top."""
     return _LABELS[move["type"]](move)

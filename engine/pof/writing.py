@@ -11,18 +11,13 @@ from typing import Any, Callable, Iterable
 
 from engine.core import Answers, Fill, Move, Unreadable
 from engine.pof import scoring
+from engine.pof.view import square_name
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, ECONOMY, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PALAZZO, PRESTIGE_CARDS, PROFESSIONS)
 
 COLUMNS = "".join(chr(ord("A") + col) for col in range(GRID_COLS))
 CODES = {card: f"B{number:02d}" for number, card in enumerate(BONUS_CARDS, start=1)}
 EXAMPLES, MORE_EXAMPLES = 1, 6  # placements listed per piece in a decision mail, and in a help mail
-
-
-def square_name(square: Iterable[int]) -> str:
-    """[1, 2] -> C2: column letter from the left, row number from the top."""
-    row, col = square
-    return f"{COLUMNS[col]}{row + 1}"
 
 
 def turned(kind: str, corner: tuple[int, int], turns: int, mirror: bool, line: str = "") -> list[list[int]]:

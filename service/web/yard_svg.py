@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from markupsafe import Markup, escape
 
 from engine.pof.data import BUILDINGS, GRID_COLS, GRID_ROWS, LANDSCAPES, PALAZZO
+from engine.pof.view import square_name
 
 # fill and text colour per kind of square; every pair has a contrast of at least 4.5:1
 SIZE_COLOURS = {"large": ("#7a2e1d", "#ffffff"), "medium": ("#a14a17", "#ffffff"), "small": ("#e3b04b", "#1a1a1a")}
@@ -20,11 +21,6 @@ LANDSCAPE_COLOURS = {"woods": ("#2e6b34", "#ffffff"), "lake": ("#1f5f94", "#ffff
 PALAZZO_COLOURS = ("#4b3f72", "#ffffff")
 EMPTY, GRID_LINE, OUTLINE = "#f7f2e7", "#b9aa8c", "#1a1a1a"
 SIZE_WORDS = {"large": "large building", "medium": "medium building", "small": "small building"}
-
-
-def square_name(square: Iterable[int]) -> str:
-    r, c = square
-    return f"{chr(ord('a') + c)}{r + 1}"
 
 
 def colours(kind: str) -> tuple[str, str]:
@@ -94,7 +90,7 @@ def draw(yard: dict[str, Any], *, title: str, ident: str, cell: int = 48, labels
         font = max(10, cell // 4)
         for c in range(GRID_COLS):
             out.append(f'<text x="{margin + c * cell + cell / 2}" y="{margin - 5}" font-size="{font}" '
-                       f'text-anchor="middle" fill="#333">{chr(ord("a") + c)}</text>')
+                       f'text-anchor="middle" fill="#333">{square_name((0, c))[0]}</text>')
         for r in range(GRID_ROWS):
             out.append(f'<text x="{margin - 5}" y="{margin + r * cell + cell / 2 + font / 3}" font-size="{font}" '
                        f'text-anchor="end" fill="#333">{r + 1}</text>')
