@@ -166,6 +166,7 @@ def test_the_send_job_retries_a_5xx_and_keeps_a_4xx_as_undelivered(stub, redis_u
     run_queued()
     assert len(stub.requests) == 3 and "503" in undelivered.listed(context.store().redis, mail.game)[-1]["reason"], \
         "after the last retry the mail is kept as undelivered"
+    assert len(undelivered.listed(context.store().redis, mail.game)) == 1, "once, not after every failed try"
     stub.status, before = 400, len(stub.requests)
     sender.send_mail(context.store(), mail)
     run_queued()

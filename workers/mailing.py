@@ -34,6 +34,9 @@ def keep_undelivered(mail: Mail, reason: str) -> None:
 
 
 def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
-    """RQ's failure callback: called when a send fails for the last time."""
+    """RQ's failure callback. RQ calls it after every failed try, before it queues the next one; only
+    a try with none left keeps the mail as undelivered."""
+    if job.retries_left:
+        return
     keep_undelivered(Mail.from_json(job.args[0]), f"{exc_type.__name__}: {exc_value}")
 
