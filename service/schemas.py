@@ -113,7 +113,7 @@ class YouOut(Schema):
     seat = Int(allow_none=True)
 
 
-@always_present("undelivered")
+@always_present("undelivered", "replies")
 class GameOut(Schema):
     id = fields.String()
     game = fields.String()
@@ -131,6 +131,8 @@ class GameOut(Schema):
     pauses_left = Int()
     undelivered = fields.List(fields.Dict(), metadata={"description": "Host only: mail that did not reach a "
                                                                       "player (to, kind, subject, reason)."})
+    replies = fields.List(fields.Dict(), metadata={"description": "Host only: the last mailed replies and what "
+                                                                  "became of each (at, seat, status); never their text."})
 
 
 @always_present()

@@ -128,6 +128,7 @@ def create(live: Live, seats: list[dict], **extra) -> str:
     created = response.get_json()
     assert client.post(f"/api/v1/games/{created['game']['id']}/start",
                        headers=bearer(created["tokens"]["host"])).status_code == 200
+    live.__dict__.setdefault("hosts", {})[created["game"]["id"]] = created["tokens"]["host"]
     return created["game"]["id"]
 
 
@@ -200,6 +201,10 @@ def test_a_reply_plays_the_move_and_a_refused_or_stale_one_plays_nothing(live, m
     assert len(moves_by(live, game_id, 0)) == 1
     kept = inbox.noted(live.app.extensions["palazzo.store"].redis, game_id)
     assert [entry["status"] for entry in kept] == ["refused", "applied", "stale"]
+    hosted = live.app.test_client().get(f"/api/v1/games/{game_id}", headers=bearer(live.hosts[game_id])).get_json()
+    assert [(r["seat"], r["status"]) for r in hosted["replies"]] == [(0, "refused"), (0, "applied"), (0, "stale")]
+    assert "build tower" not in json.dumps(hosted), "the host sees what became of a reply, never its text"
+    assert "replies" not in game(live, game_id), "nor does anyone but the host"
 
 
 def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(live, mail_workers):

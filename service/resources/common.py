@@ -12,6 +12,7 @@ from service import games, preferences, tokens
 from service.bodies import Parser
 from service.callers import Caller
 from service.links import Links
+from service.inbound import inbox
 from service.mail import undelivered
 from service.problems import CODES, PROBLEM_TYPE, RULES_STATUS, Problem
 from service.schemas import ProblemSchema
@@ -187,6 +188,9 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
     if role == "host":
         _mark_bounced(seats)
         host_only["undelivered"] = undelivered.listed(store().redis, table.id)
+        # what became of mailed replies, without their text or reasons: those may name a seat's secrets
+        host_only["replies"] = [{k: entry.get(k) for k in ("at", "seat", "status")}
+                                for entry in inbox.noted(store().redis, table.id)]
     return {
         "id": table.id, "game": table.meta["game"], "status": table.status, "version": table.version,
         "created_at": table.meta["created_at"], "options": table.meta["options"],
