@@ -2,7 +2,7 @@
 
 Drawn from `engine/pof/data.json` alone (grid, Palazzo, each piece's size class), so a corrected
 shape shows at once. Pure: it takes a seat's public yard (from any view) and gives markup, so that
-the pages use it and an HTML mail could. Squares read like the move labels: columns a-g, rows 1-7
+the pages use it and an HTML mail could. Squares read like the move labels: columns A-G, rows 1-7
 from the top.
 """
 from __future__ import annotations
