@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -71,6 +72,26 @@ def new_game(client, game: str = "toy-count", seats: int = 3, bots: dict[int, st
         started = client.post(f"/api/v1/games/{created['game']['id']}/start", headers=bearer(created["tokens"]["host"]))
         assert started.status_code == 200, started.get_json()
     return created
+
+
+def long_poll_across_a_move(app, client, game_id: str, token: str) -> tuple[dict, dict, float]:
+    """Long-poll the toy game's feed while another client makes a move half a second later:
+    (the feed before, the long-poll's page, how long it waited)."""
+    feed = client.get(f"/api/v1/games/{game_id}/events").get_json()
+    version = client.get(f"/api/v1/games/{game_id}").get_json()["version"]
+
+    def move_soon() -> None:
+        time.sleep(0.5)
+        app.test_client().post(f"/api/v1/games/{game_id}/moves", headers=bearer(token),
+                               json={"move": {"type": "pick", "value": 1}, "version": version})
+
+    mover = threading.Thread(target=move_soon)
+    mover.start()
+    started = time.monotonic()
+    page = client.get(f"/api/v1/games/{game_id}/events?after={feed['next_after']}&wait=20").get_json()
+    waited = time.monotonic() - started
+    mover.join()
+    return feed, page, waited
 
 
 def seat_tokens(created: dict) -> dict[int, str]:

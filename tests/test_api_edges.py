@@ -1,11 +1,9 @@
 """Bad input gets a clear problem and changes nothing; a lost Redis is a 503; caching and CORS."""
 from __future__ import annotations
 
-import threading
-import time
 
 from service.localredis import LocalRedis
-from tests.conftest import bearer, make_app, new_game, seat_tokens
+from tests.conftest import bearer, long_poll_across_a_move, make_app, new_game, seat_tokens
 
 DEEP = "[" * 1000 + "]" * 1000
 
@@ -84,20 +82,7 @@ def test_if_none_match_gives_304_until_something_changes(client):
 def test_a_long_poll_returns_when_an_event_arrives(app, client):
     created = new_game(client)
     game_id, token = created["game"]["id"], seat_tokens(created)[0]
-    feed = client.get(f"/api/v1/games/{game_id}/events").get_json()
-    version = client.get(f"/api/v1/games/{game_id}").get_json()["version"]
-
-    def move_soon():
-        time.sleep(0.5)
-        app.test_client().post(f"/api/v1/games/{game_id}/moves", headers=bearer(token),
-                               json={"move": {"type": "pick", "value": 1}, "version": version})
-
-    mover = threading.Thread(target=move_soon)
-    mover.start()
-    started = time.monotonic()
-    page = client.get(f"/api/v1/games/{game_id}/events?after={feed['next_after']}&wait=20").get_json()
-    waited = time.monotonic() - started
-    mover.join()
+    feed, page, waited = long_poll_across_a_move(app, client, game_id, token)
     assert page["events"] and page["events"][0]["seq"] == feed["next_after"] + 1
     assert waited < 15, "the long-poll must answer as soon as the feed grows, not at the end of its wait"
     quiet = client.get(f"/api/v1/games/{game_id}/events?after={page['next_after']}&wait=1").get_json()

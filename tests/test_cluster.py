@@ -7,7 +7,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 
@@ -18,8 +17,8 @@ from service.config import ConfigError
 from service.connection import ClusterURLError
 from service.store import WAKE_KEYS, feed_channel, game_key
 from tests.cluster import LocalCluster
-from tests.conftest import (REPO, SECRET, WORKER, assert_replays, bearer, make_app, new_game, seat_tokens, sign_in,
-                            wait_for)
+from tests.conftest import (REPO, SECRET, WORKER, assert_replays, bearer, long_poll_across_a_move, make_app, new_game,
+                            seat_tokens, sign_in, wait_for)
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-cli") is None,
                                 reason="redis-cli (Debian's redis-tools, which comes with redis-server) is not installed")
@@ -147,20 +146,7 @@ def test_long_poll_is_woken_by_a_commit_published_in_the_cluster(on_cluster, clu
                  store.redis.pubsub(node=elsewhere, ignore_subscribe_messages=True)]  # at another master
     for listener in listeners:
         listener.subscribe(feed_channel(game_id))
-    feed = client.get(f"/api/v1/games/{game_id}/events").get_json()
-    version = client.get(f"/api/v1/games/{game_id}").get_json()["version"]
-
-    def move_soon():
-        time.sleep(0.5)
-        on_cluster.test_client().post(f"/api/v1/games/{game_id}/moves", headers=bearer(token),
-                                      json={"move": {"type": "pick", "value": 1}, "version": version})
-
-    mover = threading.Thread(target=move_soon)
-    mover.start()
-    started = time.monotonic()
-    page = client.get(f"/api/v1/games/{game_id}/events?after={feed['next_after']}&wait=20").get_json()
-    waited = time.monotonic() - started
-    mover.join()
+    feed, page, waited = long_poll_across_a_move(on_cluster, client, game_id, token)
     assert page["events"] and page["events"][0]["seq"] == feed["next_after"] + 1
     assert waited < 10, "the long-poll answers as soon as the feed grows"
     for listener in listeners:
