@@ -38,7 +38,8 @@ def square_name(square: Iterable[int]) -> str:
     return f"{'ABCDEFG'[col]}{row + 1}"
 
 
-def _squares(squares: list[list[int]]) -> str:
+def squares_name(squares: list[list[int]]) -> str:
+    """[[0, 0], [0, 1]] -> A1, B1."""
     return ", ".join(square_name(square) for square in squares)
 
 
@@ -48,7 +49,7 @@ _LABELS = {
     "pass_auction": lambda m: "Pass: buy nothing this round",
     "bid": lambda m: f"Bid {m['amount']}",
     "step_out": lambda m: "Step out of this auction",
-    "place_landscape": lambda m: f"Place the landscape on {_squares(m['squares'])}",
+    "place_landscape": lambda m: f"Place the landscape on {squares_name(m['squares'])}",
     "discard_landscape": lambda m: "Throw the landscape away",
     "choose_card": lambda m: f"Keep {m['card']}" + (f", return {', '.join(m['return_order'])}" if m["return_order"] else ""),
     "entice": lambda m: f"Entice the {m['profession'].replace('_', ' ')}",
@@ -56,7 +57,7 @@ _LABELS = {
     "buy_freedom": lambda m: f"Buy the freedom of {m['freedom']} (300)",
     "buy_profession": lambda m: "Buy a profession (300)",
     "buy_bonus_card": lambda m: "Buy a bonus card (300)",
-    "build": lambda m: f"Build the {m['building']} on {_squares(m['squares'])}",
+    "build": lambda m: f"Build the {m['building']} on {squares_name(m['squares'])}",
     "publish": lambda m: f"Publish a work by the {m['profession'].replace('_', ' ')}"
     + (f" with {', '.join(m['bonus_cards'])}" if m["bonus_cards"] else ""),
     "split_payout": lambda m: f"Take {m['prestige']} prestige, the rest in florins",

@@ -15,8 +15,9 @@ from markupsafe import Markup
 from engine.core import Move
 from engine.pof.data import BUILDINGS, LANDSCAPES
 from engine.pof.yard import orientations
+from engine.pof.view import squares_name
 from service.web.forms import squares_value
-from service.web.yard_svg import Anchor, draw, shape, square_name
+from service.web.yard_svg import Anchor, draw, shape
 
 Square = tuple[int, int]
 Href = Callable[..., str]  # (turn=, at=) -> the page's URL for that step
@@ -57,7 +58,7 @@ def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, tu
     square = parse_square(at)
     picked = places.get(square) if square is not None else None
     anchors = [Anchor(place, href(turn=chosen, at=f"{place[0]}-{place[1]}"),
-                      f"Put the {kind} here: {', '.join(square_name(sq) for sq in move['squares'])}",
+                      f"Put the {kind} here: {squares_name(move['squares'])}",
                       tuple(tuple(sq) for sq in move["squares"]))
                for place, move in sorted(places.items())]
     return {
@@ -69,9 +70,9 @@ def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, tu
         "yard": draw(yard, title=title, ident=f"place-{kind}", cell=48, anchors=[] if picked else anchors,
                      ghost=(kind, picked["squares"]) if picked else None),
         "picked": picked,
-        "picked_squares": ", ".join(square_name(sq) for sq in picked["squares"]) if picked else None,
+        "picked_squares": squares_name(picked["squares"]) if picked else None,
         "options": [{"value": squares_value(move["squares"]),
-                     "label": ", ".join(square_name(sq) for sq in move["squares"]),
+                     "label": squares_name(move["squares"]),
                      "selected": move is picked}
                     for _, move in sorted(places.items())],
         "back": href(turn=chosen),

@@ -8,17 +8,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from service.web.words import bonus_text, card, listing, name
-from service.web.yard_svg import square_name
+from engine.pof.view import squares_name
 
 Event = dict[str, Any]
-
-
-def _squares(squares: list[list[int]]) -> str:
-    return ", ".join(square_name(sq) for sq in squares)
-
-
-def _card(deck: str, card_id: str) -> str:
-    return card(deck, card_id)
 
 
 def _kept(e: Event, who: Callable[[int], str]) -> str:
@@ -33,7 +25,7 @@ def _chosen(e: Event, who: Callable[[int], str]) -> str:
     private = e.get("private")
     deck = name(e["deck"]).removesuffix("s")
     if private:
-        return f"{who(e['seat'])} took the {deck} {_card(e['deck'], private['card'])}."
+        return f"{who(e['seat'])} took the {deck} {card(e['deck'], private['card'])}."
     return f"{who(e['seat'])} took a {deck}."
 
 
@@ -71,13 +63,13 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
     "auction_won": lambda e, who: f"{who(e['seat'])} bought the {name(e['item'])} for {e['price']}.",
     "prestige_sold": lambda e, who: f"{who(e['seat'])} sold {e['points']} PP for florins"
                                     + (" to pay." if e.get("automatic") else "."),
-    "landscape_placed": lambda e, who: f"{who(e['seat'])} placed a {name(e['kind'])} on {_squares(e['squares'])}.",
+    "landscape_placed": lambda e, who: f"{who(e['seat'])} placed a {name(e['kind'])} on {squares_name(e['squares'])}.",
     "landscape_discarded": lambda e, who: f"{who(e['seat'])} threw a {name(e['kind'])} away ({e['reason']}).",
     "prestige_gained": lambda e, who: f"{who(e['seat'])} gains {e['points']} PP ({e['reason']}).",
     "card_bought": lambda e, who: f"{who(e['seat'])} bought a card from the {name(e['deck'])} deck.",
     "card_chosen": _chosen,
     "freedom_bought": lambda e, who: f"{who(e['seat'])} bought the freedom of {name(e['freedom'])}.",
-    "built": lambda e, who: f"{who(e['seat'])} built the {name(e['building'])} on {_squares(e['squares'])}.",
+    "built": lambda e, who: f"{who(e['seat'])} built the {name(e['building'])} on {squares_name(e['squares'])}.",
     "work_published": _published,
     "payout_split": lambda e, who: f"{who(e['seat'])} took {e['prestige']} PP and {e['florins']} florins.",
     "enticed": lambda e, who: f"{who(e['seat'])} enticed the {name(e['profession'])} away from {who(e['from_seat'])}.",

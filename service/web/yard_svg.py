@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from markupsafe import Markup, escape
 
 from engine.pof.data import BUILDINGS, GRID_COLS, GRID_ROWS, LANDSCAPES, PALAZZO
-from engine.pof.view import square_name
+from engine.pof.view import square_name, squares_name
 
 # fill and text colour per kind of square; every pair has a contrast of at least 4.5:1
 SIZE_COLOURS = {"large": ("#7a2e1d", "#ffffff"), "medium": ("#a14a17", "#ffffff"), "small": ("#e3b04b", "#1a1a1a")}
@@ -58,7 +58,7 @@ def pieces(yard: dict[str, Any]) -> list[tuple[str, list[tuple[int, int]]]]:
 
 def summary(yard: dict[str, Any]) -> str:
     """The picture in words, for screen readers and the picture's description."""
-    parts = [f"{describe_piece(kind)} on {', '.join(square_name(sq) for sq in squares)}"
+    parts = [f"{describe_piece(kind)} on {squares_name(squares)}"
              for kind, squares in pieces(yard)]
     covered = sum(len(squares) for _, squares in pieces(yard))
     return "; ".join(parts) + f". {GRID_ROWS * GRID_COLS - covered} empty squares."
