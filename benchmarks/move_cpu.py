@@ -1,0 +1,89 @@
+"""CPU of one move in the web process, against the bare INCR endpoint: no HTTP, no other process.
+
+Calls the app the API benchmark serves (`benchmarks/wsgi.py`) as gunicorn would, with a WSGI environ
+per request, on a private redis-server (the repository's redis.conf: AOF, fsync always), and reads
+this process's CPU time (`time.process_time`) over every move of a few planned 5-seat games and over
+as many INCRs. It isolates what a move costs the web process from gunicorn, the kernel's
+connections and the load generator, which `benchmarks/api.py` measures all together. The best of
+--rounds is reported (a shared machine only adds time).
+
+    python benchmarks/move_cpu.py [--games 6] [--rounds 3]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.api import GAME, OPTIONS, planned_moves  # noqa: E402
+from service.localredis import LocalRedis  # noqa: E402
+
+
+def call(app, method: str, path: str, body: dict, token: str | None = None) -> tuple[str, bytes]:
+    raw = json.dumps(body).encode()
+    environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
+               "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.url_scheme": "http",
+               "wsgi.input": io.BytesIO(raw), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
+               "wsgi.multiprocess": True, "wsgi.run_once": False, "REMOTE_ADDR": "127.0.0.1",
+               "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(raw)), "HTTP_HOST": "127.0.0.1:8000"}
+    if token:
+        environ["HTTP_AUTHORIZATION"] = f"Bearer {token}"
+    answer: dict[str, str] = {}
+    data = b"".join(app(environ, lambda status, headers, exc_info=None: answer.setdefault("status", status)))
+    return answer["status"], data
+
+
+def new_games(app, count: int) -> list[tuple[str, dict[int, str], list]]:
+    made = []
+    for seed in range(1, count + 1):
+        body = {"game": GAME, "seed": seed, "options": OPTIONS, "seats": [{"name": f"P{n}"} for n in range(5)]}
+        created = json.loads(call(app, "POST", "/api/v1/games", body)[1])
+        game_id = created["game"]["id"]
+        call(app, "POST", f"/api/v1/games/{game_id}/start", {}, created["tokens"]["host"])
+        made.append((game_id, {s["seat"]: s["token"] for s in created["tokens"]["seats"]}, planned_moves(seed)))
+    return made
+
+
+def measure(app, games: list) -> tuple[float, float, int]:
+    """(CPU seconds a move, CPU seconds an INCR, moves played)."""
+    moves = 0
+    began = time.process_time()
+    for game_id, tokens, planned in games:
+        for version, (seat, move) in enumerate(planned, start=2):
+            status, data = call(app, "POST", f"/api/v1/games/{game_id}/moves", {"move": move, "version": version},
+                                tokens[seat])
+            assert status.startswith("200"), data
+            moves += 1
+    per_move = (time.process_time() - began) / moves
+    began = time.process_time()
+    for _ in range(moves):
+        assert call(app, "POST", "/bench/incr", {})[0].startswith("200")
+    return per_move, (time.process_time() - began) / moves, moves
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as data, LocalRedis(Path(data), conf=REPO / "redis.conf") as server:
+        os.environ.update(REDIS_URL=server.url, PALAZZO_SECRET="benchmark-" + "s" * 32,
+                          PALAZZO_RATE_LIMIT="100000000 per minute")
+        from benchmarks import wsgi
+        rounds = [measure(wsgi.app, new_games(wsgi.app, args.games)) for _ in range(args.rounds)]
+    move, incr = min(r[0] for r in rounds), min(r[1] for r in rounds)
+    print(f"web process CPU, best of {args.rounds} rounds of {rounds[0][2]} moves: move {move * 1e6:.0f} us, "
+          f"bare INCR {incr * 1e6:.0f} us; ratio INCR/move {incr / move:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
