@@ -16,7 +16,7 @@ from typing import Any
 from engine.core import IllegalMove, get_game, redact
 from service import deadlines, tokens
 from service.problems import Problem
-from service.store import Committed, Store, dumps, email_key, feed_channel, loads, token_key
+from service.store import Committed, Store, dumps, email_key, feed_channel, game_key, loads, token_key
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,40 @@ class Table:
 
 
 LOAD_FIELDS = ("meta", "state", "pending", "private_moves")
+
+
+@dataclass
+class Head:
+    """What a list of games shows of each: read without its state, in one round trip for all."""
+
+    id: str
+    version: int
+    status: str
+    pending: list[dict[str, Any]]
+    meta: dict[str, Any]
+
+
+def heads(store: Store, game_ids: list[str]) -> dict[str, Head]:
+    """The heads of the games that exist among `game_ids`, pipelined (not a transaction: on a Redis
+    Cluster the games lie in many slots)."""
+    with store.redis.pipeline(transaction=False) as pipe:
+        for game_id in game_ids:
+            pipe.hmget(game_key(game_id, "game"), ["version", "status", "pending", "meta"])
+        answers = pipe.execute()
+    return {game_id: Head(game_id, int(version), status, loads(pending), loads(meta))
+            for game_id, (version, status, pending, meta) in zip(game_ids, answers) if version is not None}
+
+
+def seats_held(store: Store, email_hash: str) -> dict[str, tuple[int, Head]]:
+    """The seats an address holds, by game: its index (one key per player), checked against each game.
+
+    The index is written before a game exists and cleaned after a seat changes hands, so an entry
+    counts only while its game still names the address.
+    """
+    members = [member.rsplit(":", 1) for member in store.redis.smembers(email_key(email_hash, "seats"))]
+    found = heads(store, [game_id for game_id, _ in members])
+    return {game_id: (int(seat), found[game_id]) for game_id, seat in members
+            if game_id in found and found[game_id].meta["seats"][int(seat)].get("email_hash") == email_hash}
 
 
 def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) -> Table:

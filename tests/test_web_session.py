@@ -139,3 +139,18 @@ def test_a_seat_handed_to_someone_else_drops_out_of_the_old_session(app, client)
     assert client.put(f"/api/v1/games/{game_id}/seats/2", headers=host, json={"name": "Dee"}).status_code == 200
     assert client.get(f"/games/{game_id}").status_code == 303
     assert app.test_client().get(link).status_code == 403
+
+
+def test_your_games_skip_an_entry_the_game_no_longer_names_you_for(app, client):
+    """A crash between handing a seat over and cleaning the address's index leaves an entry behind:
+    neither the page nor /me/turns counts it (both read games.seats_held)."""
+    from service import tokens
+    from service.store import email_key
+    game_id = _game(client)
+    link = unquote(mailed_link(app, "ann@example.org"))
+    client.post("/sign-in", data={"link": link, "csrf": csrf(client, f"/sign-in?link={link}")})
+    other = new_game(client, game="princes-of-florence", seats=3)["game"]["id"]  # no seat of Ann's
+    store = app.extensions["palazzo.store"]
+    store.redis.sadd(email_key(tokens.email_hash("ann@example.org"), "seats"), f"{other}:1")
+    home = client.get("/").get_data(as_text=True)
+    assert f'data-game="{game_id}"' in home and f'data-game="{other}"' not in home

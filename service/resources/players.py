@@ -1,13 +1,10 @@
 """Players across games: whose turn it is (most urgent first), and signing in by a mailed link."""
 from __future__ import annotations
 
-import json
-
-from service import preferences, signin
+from service import games, preferences, signin
 from service.problems import Problem
 from service.resources.common import blueprint, caller, documented, links, store
 from service.schemas import AcceptedOut, PlayerOut, RedeemIn, SettingsIn, SettingsOut, SignInIn, TurnsOut
-from service.store import email_key, game_key
 
 blp = blueprint("players", "A player's games across the server, and signing in by email.")
 
@@ -17,33 +14,17 @@ blp = blueprint("players", "A player's games across the server, and signing in b
 @documented(blp, "token_required")
 def list_my_turns():
     """The decisions waiting for the caller in all his games, most urgent deadline first."""
-    # His games come from his address's index (pz:email:<hash>:seats, one key per player), then every
-    # game's head in one pipelined round trip (not a transaction: on a Redis Cluster the games lie in
-    # many slots). The index is written before a game exists and cleaned after a seat changes hands,
-    # so a seat counts only while its game still names his address.
     who = caller()
     if who.kind == "player":
-        seats = [member.rsplit(":", 1) for member in store().redis.smembers(email_key(who.email, "seats"))]
+        held = games.seats_held(store(), who.email)
     elif who.kind == "seat":
-        seats = [(who.game, str(who.seat))]
+        held = {game_id: (who.seat, head) for game_id, head in games.heads(store(), [who.game]).items()}
     else:
         raise Problem("token_required", "send a player or seat token")
-    with store().redis.pipeline(transaction=False) as pipe:
-        for game_id, _ in seats:
-            pipe.hmget(game_key(game_id, "game"), ["version", "status", "pending", "meta"])
-        heads = pipe.execute()
-    turns = []
-    for (game_id, seat), (version, status, pending, meta) in zip(seats, heads):
-        if status != "running":
-            continue
-        meta = json.loads(meta)
-        if who.kind == "player" and meta["seats"][int(seat)].get("email_hash") != who.email:
-            continue
-        for decision in json.loads(pending):
-            if decision["seat"] == int(seat):
-                turns.append({"game_id": game_id, "game": meta["game"], "seat": int(seat),
-                              "kind": decision["kind"], "deadline_at": decision["deadline_at"],
-                              "version": int(version)})
+    turns = [{"game_id": game_id, "game": head.meta["game"], "seat": seat, "kind": decision["kind"],
+              "deadline_at": decision["deadline_at"], "version": head.version}
+             for game_id, (seat, head) in held.items() if head.status == games.RUNNING
+             for decision in head.pending if decision["seat"] == seat]
     turns.sort(key=lambda t: (t["deadline_at"] or "9999", t["game_id"]))
     return {"turns": turns}
 
