@@ -94,22 +94,28 @@ def _mailed_link(app, to: str) -> str:
     return re.search(r"(http://127\.0\.0\.1:\d+/sign-in\?link=\S+)", message["text"]).group(1)
 
 
+def _create(page, seed: int, email: str | None = None) -> str:
+    """Fill the open create page: Ann (a person, with `email` if given) against two bots; its game id."""
+    page.fill("#name0", "Ann")
+    if email:
+        page.fill("#email0", email)
+    page.fill("#name1", "Bianca")
+    page.select_option("#player1", "random")
+    page.fill("#name2", "Cosimo")
+    page.select_option("#player2", "greedy")
+    page.fill("#seed", str(seed))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Create the game").click()
+    return re.search(r"/games/([0-9a-f]+)/host", page.url).group(1)
+
+
 def test_a_whole_game_through_the_pages_with_javascript_off(browse, served):
     app, base = served.app, served.base
     host = browse(java_script_enabled=False)
     creating = host.new_page()
     _open(creating, f"{base}/new")
     screenshot(creating, "create")
-    creating.fill("#name0", "Ann")
-    creating.fill("#email0", "ann@example.org")
-    creating.fill("#name1", "Bianca")
-    creating.select_option("#player1", "random")
-    creating.fill("#name2", "Cosimo")
-    creating.select_option("#player2", "greedy")
-    creating.fill("#seed", "11")
-    with creating.expect_navigation():
-        creating.get_by_role("button", name="Create the game").click()
-    game_id = re.search(r"/games/([0-9a-f]+)/host", creating.url).group(1)
+    game_id = _create(creating, seed=11, email="ann@example.org")
     assert creating.locator("main").get_attribute("data-status") == "running"
     screenshot(creating, "host")
 
@@ -270,15 +276,7 @@ def test_the_pages_pass_axe_and_work_from_the_keyboard(browse, served):
 
     _open(page, f"{base}/new")
     check("create")
-    page.fill("#name0", "Ann")
-    page.fill("#name1", "Bianca")
-    page.select_option("#player1", "random")
-    page.fill("#name2", "Cosimo")
-    page.select_option("#player2", "greedy")
-    page.fill("#seed", "5")
-    with page.expect_navigation():
-        page.get_by_role("button", name="Create the game").click()
-    game_id = re.search(r"/games/([0-9a-f]+)/host", page.url).group(1)
+    game_id = _create(page, seed=5)
     check("host")
     seat_link = page.get_by_label("Seat link for Ann").input_value()
     _open(page, seat_link)
