@@ -34,9 +34,6 @@ class IllegalMove(Exception):
         self.code = code
         self.message = message
 
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
-
 
 class Game(Protocol):
     """The interface a game implements; `engine.pof.PrincesOfFlorence` is the model."""

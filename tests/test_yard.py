@@ -13,7 +13,6 @@ from engine.pof.data import BUILDINGS, LANDSCAPES
 from engine.pof.yard import (
     PALAZZO_MASK,
     check_placement,
-    empty_squares,
     forbidden_mask,
     has_placement,
     legal_placements,
@@ -228,9 +227,9 @@ def test_landscapes_touching_buildings() -> None:
 # --- masks and counts ---------------------------------------------------------------------------
 
 
-def test_occupied_mask_and_empty_squares() -> None:
+def test_occupied_mask_covers_the_palazzo_and_every_piece() -> None:
     assert occupied_mask(player()) == PALAZZO_MASK
-    assert empty_squares(player()) == 43  # 49 - 6 Palazzo squares
+    assert occupied_mask(player()).bit_count() == 6  # the Palazzo
     p = player(
         landscapes=[
             piece("lake", (0, 0), (0, 1), (1, 0), (1, 1)),
@@ -238,7 +237,7 @@ def test_occupied_mask_and_empty_squares() -> None:
         ],
         buildings=[piece("university", (2, 3), (2, 4), (2, 5), (3, 3), (3, 4), (3, 5), (4, 4))],
     )
-    assert empty_squares(p) == 43 - 4 - 3 - 7  # 29
+    assert occupied_mask(p).bit_count() == 6 + 4 + 3 + 7
     assert occupied_mask(p) & 1  # (0, 0) is bit 0
     assert occupied_mask(p) >> (4 * 7 + 4) & 1  # (4, 4)
 

@@ -13,7 +13,6 @@ from engine.pof.data import BUILDINGS, ECONOMY, FREEDOMS, MIN_WORK_VALUE, ROUNDS
 from engine.pof.table import add, deck_size, decide, draw, player, resolve, spend, take
 
 ACTIONS_PER_TURN = ECONOMY["actions_per_turn"]
-ONCE_A_TURN = ("freedom", "profession")
 
 
 def start(state: State, events: list[Event]) -> None:

@@ -7,7 +7,7 @@ written for (tests/test_grammar.py checks it over whole games). Pure: no Flask, 
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from engine.core import Answers, Fill, Move, Unreadable
 from engine.pof import scoring

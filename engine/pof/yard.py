@@ -275,8 +275,3 @@ def check_placement(player: dict[str, Any], kind: str, squares: Any) -> list[lis
                         f"{ARCHITECTS_TO_TOUCH} architects",
                     )
     return [list(sq) for sq in parsed]
-
-
-def empty_squares(player: dict[str, Any]) -> int:
-    """Grid squares not covered by the Palazzo, landscapes or buildings (43 on a new yard)."""
-    return GRID_ROWS * GRID_COLS - occupied_mask(player).bit_count()
