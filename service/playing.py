@@ -211,11 +211,6 @@ def move_fingerprint(move: dict[str, Any]) -> str:
     return hashlib.sha256(dumps(move).encode()).hexdigest()
 
 
-def play_default(store: Store, game_id: str, seat: int, since: int | None = None, *, force: bool = False) -> bool:
-    """The deadline's move on the game as stored now: True when it was played (see `default_on`)."""
-    return default_on(store, load(store, game_id), seat, since, force=force)[1]
-
-
 def default_on(store: Store, table: Table, seat: int, since: int | None = None, *, force: bool = False
                ) -> tuple[Table, bool]:
     """The deadline's move for a seat whose decision is overdue: its stand-in's choice, or the

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from service import mailbox, playing
+from service import games, mailbox, playing
 from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens, sign_in
 
 
@@ -76,13 +76,17 @@ def test_sign_in_mails_a_link_that_gives_a_player_token_and_reveals_nothing(clie
     assert forged.status_code == 403 and forged.get_json()["code"] == "bad_link"
 
 
-def test_play_default_moves_an_overdue_seat_as_a_timeout(client, app):
+def test_the_default_move_plays_an_overdue_seat_as_a_timeout(client, app):
     created = new_game(client)
     game_id = created["game"]["id"]
     store = app.extensions["palazzo.store"]
-    assert playing.play_default(store, game_id, 0) is False
-    assert playing.play_default(store, game_id, 0, force=True) is True
-    assert playing.play_default(store, game_id, 0, force=True) is False
+
+    def play_default(force: bool = False) -> bool:
+        return playing.default_on(store, games.load(store, game_id), 0, force=force)[1]
+
+    assert play_default() is False, "not overdue yet"
+    assert play_default(force=True) is True
+    assert play_default(force=True) is False, "the seat has nothing pending any more"
     [entry] = store.log(game_id)
     assert entry["timeout"] is True and entry["move"] == {"type": "pick", "value": 1}
     assert_replays(app, game_id)
