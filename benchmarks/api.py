@@ -12,7 +12,8 @@ processes for a fixed time against each workload in turn, at each client count:
   trivial endpoint's rate), so the window holds only move submissions: planning and creating games
   would otherwise take the same two cores away from the server being measured.
 Every client process is started and ready before its workload's window opens, and all are released
-together. Reports requests per second, p50/p99 latency, and the ratio of moves to incr.
+together. Reports requests per second, p50/p99 latency, the ratio of moves to incr, and the CPU each
+request cost the web processes, Redis and the load generator (from /proc), to show where a gap lies.
 
     python benchmarks/api.py [--clients 8,16] [--seconds 10] [--workers 4] [--threads 4] [--no-fsync]
 """
@@ -38,6 +39,31 @@ from service.localredis import LocalRedis, free_port  # noqa: E402
 GAME = "princes-of-florence"
 OPTIONS = {"bidding": "step", "auction_pass": False}
 TRIVIAL = {"health": ("GET", "/api/v1/health"), "incr": ("POST", "/bench/incr")}
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these processes so far (0 for one that has gone)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """The direct children of a process (gunicorn's workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
 
 
 def request(port: int, method: str, path: str, body: dict | None = None, token: str | None = None):
@@ -104,6 +130,7 @@ def client(workload: str, port: int, seconds: float, number: int, moves_wanted: 
     if workload == "moves":
         prepared, seed = prepare_games(port, moves_wanted, seed)
     ready.wait()
+    started = time.process_time()
     until = time.time() + seconds
     if workload in TRIVIAL:
         method, path = TRIVIAL[workload]
@@ -112,7 +139,7 @@ def client(workload: str, port: int, seconds: float, number: int, moves_wanted: 
             status, _ = request(port, method, path, {} if method == "POST" else None)
             latencies.append(time.perf_counter() - began)
             assert status == 200
-        results.put((latencies, late_games))
+        results.put((latencies, late_games, time.process_time() - started))
         return
     while time.time() < until:
         if not prepared:  # more moves than planned for: plan and create inside the window
@@ -130,11 +157,15 @@ def client(workload: str, port: int, seconds: float, number: int, moves_wanted: 
             latencies.append(time.perf_counter() - began)
             assert status == 200, data
             version += 1
-    results.put((latencies, late_games))
+    results.put((latencies, late_games, time.process_time() - started))
 
 
-def measure(workload: str, port: int, clients: int, seconds: float, expected_rate: float = 0.0) -> dict:
-    """Run `clients` processes for `seconds` once all are ready; `expected_rate` sizes the moves prepared."""
+def measure(workload: str, port: int, clients: int, seconds: float, servers: dict[str, list[int]],
+            expected_rate: float = 0.0) -> dict:
+    """Run `clients` processes for `seconds` once all are ready; `expected_rate` sizes the moves prepared.
+
+    `servers` names the processes whose CPU is split per request ("web": gunicorn's, "redis": Redis's).
+    """
     context = multiprocessing.get_context("fork")
     ready, results = context.Barrier(clients + 1), context.Queue()
     moves_wanted = int(expected_rate * seconds / clients * 1.2) + 1
@@ -143,25 +174,29 @@ def measure(workload: str, port: int, clients: int, seconds: float, expected_rat
     for process in processes:
         process.start()
     ready.wait(timeout=600)
-    began = time.time()
+    began, cpu_before = time.time(), {name: cpu_seconds(pids) for name, pids in servers.items()}
     collected = [results.get(timeout=seconds + 120) for _ in processes]
     elapsed = time.time() - began
+    cpu = {name: cpu_seconds(pids) - cpu_before[name] for name, pids in servers.items()}
     for process in processes:
         process.join(timeout=30)
         assert process.exitcode == 0, f"a {workload} client failed"
-    latencies = sorted(x for result, _ in collected for x in result)
+    latencies = sorted(x for result, _, _ in collected for x in result)
+    cpu["clients"] = sum(used for _, _, used in collected)
     return {
         "requests": len(latencies),
         "per_second": len(latencies) / elapsed,
         "p50_ms": 1000 * latencies[len(latencies) // 2],
         "p99_ms": 1000 * latencies[int(len(latencies) * 0.99)],
-        "late_games": sum(late for _, late in collected),
+        "late_games": sum(late for _, late, _ in collected),
+        "cpu_us": {name: 1e6 * used / len(latencies) for name, used in cpu.items()},
     }
 
 
 def report(name: str, figures: dict) -> None:
     print(f"  {name:12} {figures['per_second']:8.0f} req/s   p50 {figures['p50_ms']:6.2f} ms   "
           f"p99 {figures['p99_ms']:6.2f} ms   ({figures['requests']} requests)")
+    print("  " + " " * 12 + " CPU per request: " + ", ".join(f"{name} {us:.0f} us" for name, us in figures["cpu_us"].items()))
 
 
 def main() -> int:
@@ -193,10 +228,11 @@ def main() -> int:
                             break
                     except OSError:
                         time.sleep(0.1)
+                servers = {"web": [server.pid, *children(server.pid)], "redis": [redis_server.process.pid]}
                 for clients in counts:
-                    health = measure("health", port, clients, args.seconds)
-                    incr = measure("incr", port, clients, args.seconds)
-                    moves = measure("moves", port, clients, args.seconds, health["per_second"])
+                    health = measure("health", port, clients, args.seconds, servers)
+                    incr = measure("incr", port, clients, args.seconds, servers)
+                    moves = measure("moves", port, clients, args.seconds, servers, health["per_second"])
                     print(f"{clients} client processes:")
                     for name, figures in (("GET /health", health), ("POST incr", incr), ("POST move", moves)):
                         report(name, figures)
