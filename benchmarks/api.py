@@ -10,7 +10,9 @@ processes for a fixed time against each workload in turn, at each client count:
   own 5-seat games; it replays each game locally from its seed to know every next legal move and
   version. The games are planned and created before the clock starts (enough for the window at the
   trivial endpoint's rate), so the window holds only move submissions: planning and creating games
-  would otherwise take the same two cores away from the server being measured.
+  would otherwise take the same two cores away from the server being measured;
+- bare moves: the same moves to `benchmarks/wsgi.py`'s Flask-free route, which calls the same
+  service functions: how close a move could come if the web framework cost nothing.
 Every client process is started and ready before its workload's window opens, and all are released
 together. Reports requests per second, p50/p99 latency, the ratio of moves to incr, and the CPU each
 request cost the web processes, Redis and the load generator (from /proc), to show where a gap lies.
@@ -39,6 +41,7 @@ from service.localredis import LocalRedis, free_port  # noqa: E402
 GAME = "princes-of-florence"
 OPTIONS = {"bidding": "step", "auction_pass": False}
 TRIVIAL = {"health": ("GET", "/api/v1/health"), "incr": ("POST", "/bench/incr")}
+MOVES = {"moves": "/api/v1/games/{}/moves", "bare moves": "/bench/games/{}/moves"}
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -127,7 +130,7 @@ def client(workload: str, port: int, seconds: float, number: int, moves_wanted: 
     late_games = 0
     seed = number * 100_000
     prepared: list = []
-    if workload == "moves":
+    if workload in MOVES:
         prepared, seed = prepare_games(port, moves_wanted, seed)
     ready.wait()
     started = time.process_time()
@@ -152,7 +155,7 @@ def client(workload: str, port: int, seconds: float, number: int, moves_wanted: 
             if time.time() >= until:
                 break
             began = time.perf_counter()
-            status, data = request(port, "POST", f"/api/v1/games/{game_id}/moves",
+            status, data = request(port, "POST", MOVES[workload].format(game_id),
                                    {"move": move, "version": version}, tokens[seat])
             latencies.append(time.perf_counter() - began)
             assert status == 200, data
@@ -233,15 +236,20 @@ def main() -> int:
                     health = measure("health", port, clients, args.seconds, servers)
                     incr = measure("incr", port, clients, args.seconds, servers)
                     moves = measure("moves", port, clients, args.seconds, servers, health["per_second"])
+                    bare = measure("bare moves", port, clients, args.seconds, servers, health["per_second"])
                     print(f"{clients} client processes:")
-                    for name, figures in (("GET /health", health), ("POST incr", incr), ("POST move", moves)):
+                    for name, figures in (("GET /health", health), ("POST incr", incr), ("POST move", moves),
+                                          ("bare move", bare)):
                         report(name, figures)
-                    if moves["late_games"]:
-                        print(f"  (the move clients ran out of prepared games and created {moves['late_games']} "
-                              "inside the window)")
+                    for name, figures in (("move", moves), ("bare move", bare)):
+                        if figures["late_games"]:
+                            print(f"  (the {name} clients ran out of prepared games and created "
+                                  f"{figures['late_games']} inside the window)")
                     print(f"  ratio moves/incr: {moves['per_second'] / incr['per_second']:.2f} (goal >= 0.80); "
                           f"moves/health: {moves['per_second'] / health['per_second']:.2f}; "
                           f"move p99 {moves['p99_ms']:.0f} ms (goal < 50 ms at 16 clients)")
+                    print(f"  without Flask: bare moves/incr {bare['per_second'] / incr['per_second']:.2f}, "
+                          f"moves/bare moves {moves['per_second'] / bare['per_second']:.2f}")
             finally:
                 server.terminate()
                 server.wait(timeout=30)

@@ -2,10 +2,11 @@
 
 Calls the app the API benchmark serves (`benchmarks/wsgi.py`) as gunicorn would, with a WSGI environ
 per request, on a private redis-server (the repository's redis.conf: AOF, fsync always), and reads
-this process's CPU time (`time.process_time`) over every move of a few planned 5-seat games and over
-as many INCRs. It isolates what a move costs the web process from gunicorn, the kernel's
-connections and the load generator, which `benchmarks/api.py` measures all together. The best of
---rounds is reported (a shared machine only adds time).
+this process's CPU time (`time.process_time`) over every move of a few planned 5-seat games, over
+the same games played through the benchmark's Flask-free move route, and over as many INCRs. It
+isolates what a move costs the web process from gunicorn, the kernel's connections and the load
+generator, which `benchmarks/api.py` measures all together. The best of --rounds is reported (a
+shared machine only adds time).
 
     python benchmarks/move_cpu.py [--games 6] [--rounds 3]
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from benchmarks.api import GAME, OPTIONS, planned_moves  # noqa: E402
+from benchmarks.api import GAME, MOVES, OPTIONS, planned_moves  # noqa: E402
 from service.localredis import LocalRedis  # noqa: E402
 
 
@@ -52,21 +53,26 @@ def new_games(app, count: int) -> list[tuple[str, dict[int, str], list]]:
     return made
 
 
-def measure(app, games: list) -> tuple[float, float, int]:
-    """(CPU seconds a move, CPU seconds an INCR, moves played)."""
+def play_all(app, games: list, route: str) -> tuple[float, int]:
+    """(CPU seconds a move, moves played): every planned move of `games`, each to `route`."""
     moves = 0
     began = time.process_time()
     for game_id, tokens, planned in games:
         for version, (seat, move) in enumerate(planned, start=2):
-            status, data = call(app, "POST", f"/api/v1/games/{game_id}/moves", {"move": move, "version": version},
-                                tokens[seat])
+            status, data = call(app, "POST", route.format(game_id), {"move": move, "version": version}, tokens[seat])
             assert status.startswith("200"), data
             moves += 1
-    per_move = (time.process_time() - began) / moves
+    return (time.process_time() - began) / moves, moves
+
+
+def measure(app, games: list, bare_games: list) -> tuple[float, float, float, int]:
+    """(CPU seconds a move, a move without Flask, an INCR, moves played)."""
+    per_move, moves = play_all(app, games, MOVES["moves"])
+    per_bare, _ = play_all(app, bare_games, MOVES["bare moves"])
     began = time.process_time()
     for _ in range(moves):
         assert call(app, "POST", "/bench/incr", {})[0].startswith("200")
-    return per_move, (time.process_time() - began) / moves, moves
+    return per_move, per_bare, (time.process_time() - began) / moves, moves
 
 
 def main() -> int:
@@ -78,10 +84,12 @@ def main() -> int:
         os.environ.update(REDIS_URL=server.url, PALAZZO_SECRET="benchmark-" + "s" * 32,
                           PALAZZO_RATE_LIMIT="100000000 per minute")
         from benchmarks import wsgi
-        rounds = [measure(wsgi.app, new_games(wsgi.app, args.games)) for _ in range(args.rounds)]
-    move, incr = min(r[0] for r in rounds), min(r[1] for r in rounds)
-    print(f"web process CPU, best of {args.rounds} rounds of {rounds[0][2]} moves: move {move * 1e6:.0f} us, "
-          f"bare INCR {incr * 1e6:.0f} us; ratio INCR/move {incr / move:.2f}")
+        rounds = [measure(wsgi.app, new_games(wsgi.app, args.games), new_games(wsgi.app, args.games))
+                  for _ in range(args.rounds)]
+    move, bare, incr = (min(r[n] for r in rounds) for n in range(3))
+    print(f"web process CPU, best of {args.rounds} rounds of {rounds[0][3]} moves: move {move * 1e6:.0f} us, "
+          f"move without Flask {bare * 1e6:.0f} us, bare INCR {incr * 1e6:.0f} us; ratio INCR/move {incr / move:.2f}, "
+          f"INCR/move without Flask {incr / bare:.2f}")
     return 0
 
 
