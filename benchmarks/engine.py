@@ -1,5 +1,5 @@
-"""Benchmark the rules engine on one core: whole random 5-player games, legal_moves and apply, and the
-publish listing of a seat holding all 20 bonus cards.
+"""Benchmark the rules engine on one core: whole random 5-player games, legal_moves and apply, the
+publish listing of a seat holding all 20 bonus cards, and the largest whole listing in random games.
 
 Run from the repository root: python -m benchmarks.engine [--games 200] [--seed 1]
 (as a module, because this file shares its name with the engine package)
@@ -9,6 +9,7 @@ it down: run it a few times and take the median.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import statistics
 import time
@@ -29,11 +30,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     game = get_game("princes-of-florence")
-    games_per_second(game, args.games, args.seed)
+    logs = games_per_second(game, args.games, args.seed)
     publish_listing(game, args.seed)
+    whole_listing(game, logs[:50])
 
 
-def games_per_second(game: Game, games: int, seed: int) -> None:
+def games_per_second(game: Game, games: int, seed: int) -> list[tuple[dict, list]]:
+    """Prints the rates; returns each game's (setup, log) for the other measures."""
     options = game.normalize_options({"seats": 5})
     setups = [game.make_setup(options, seed + i) for i in range(games)]
 
@@ -61,6 +64,31 @@ def games_per_second(game: Game, games: int, seed: int) -> None:
         cuts = statistics.quantiles(samples, n=100)
         print(f"{name}: median {statistics.median(samples):.1f} us, p99 {cuts[98]:.1f} us "
               f"over {len(samples)} calls")
+    return list(zip(setups, logs))
+
+
+def listing(game: Game, state: dict, seat: int) -> list[dict]:
+    """The seat's moves as GET /games/{id}/moves lists them: move, label, fill."""
+    return [{"move": move, "label": game.describe(move), "fill": fills(game, state, seat, move)}
+            for move in game.legal_moves(state, seat)]
+
+
+def whole_listing(game: Game, played: list[tuple[dict, list]]) -> None:
+    """The largest listing any seat got in these games (build placements make it: up to ~900 early in a
+    game, with cash and an empty yard), and what it weighs gzipped as the API sends it on request."""
+    options = game.normalize_options({"seats": 5})
+    largest = b""
+    for setup, log in played:
+        state = game.new_state(options, setup)
+        for step in log:
+            text = json.dumps(listing(game, state, step["seat"])).encode()
+            largest = max(largest, text, key=len)
+            state, _ = game.apply(state, step["seat"], step["move"])
+    t0 = time.perf_counter()
+    packed = gzip.compress(largest, 6)
+    took = (time.perf_counter() - t0) * 1e3
+    print(f"largest whole listing in {len(played)} random games: {len(largest) / 1024:.1f} KB, gzipped "
+          f"{len(packed) / 1024:.1f} KB ({len(packed) / len(largest):.2f}) in {took:.1f} ms")
 
 
 def publish_listing(game: Game, seed: int) -> None:
@@ -72,13 +100,12 @@ def publish_listing(game: Game, seed: int) -> None:
         state, seat = _twenty_cards(game, seed, round_)
         for _ in range(30):
             t0 = time.perf_counter()
-            listing = [{"move": move, "label": game.describe(move), "fill": fills(game, state, seat, move)}
-                       for move in game.legal_moves(state, seat)]
-            text = json.dumps(listing)
+            entries = listing(game, state, seat)
+            text = json.dumps(entries)
             times.append((time.perf_counter() - t0) * 1e3)
         worst["bytes"] = max(worst["bytes"], len(text))
-        worst["entries"] = max(worst["entries"], sum(1 for entry in listing if entry["move"]["type"] == "publish"))
-        worst["exhaustive"] = max(worst["exhaustive"], _exhaustive_count(listing, state, seat))
+        worst["entries"] = max(worst["entries"], sum(1 for entry in entries if entry["move"]["type"] == "publish"))
+        worst["exhaustive"] = max(worst["exhaustive"], _exhaustive_count(entries, state, seat))
     print(f"publish listing at 20 cards, {HAND} professions, rounds 1-{ROUNDS}: at most {worst['entries']} publish "
           f"entries, {worst['bytes'] / 1024:.1f} KB, {statistics.median(times):.2f} ms "
           f"(slowest of {len(times)}: {max(times):.2f} ms); listing every set of cards made "
