@@ -9,6 +9,7 @@ import redis
 from flask import Flask, Response, current_app, g, request
 from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
+from flask_compress import Compress
 from flask_cors import CORS
 
 from engine.core import game_names, get_game
@@ -33,6 +34,7 @@ OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_asset
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token
 GAME_MODULES = {"princes-of-florence": "engine.pof"}
 STORE_RETRY_AFTER = 5
+COMPRESS_MIN_BYTES = 4096  # a move's answer stays plain; a listing of 900 placements (150 KB) goes as ~10 KB
 
 
 def served_games(names: list[str]) -> list[Any]:
@@ -99,6 +101,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         raise RuntimeError(f"set PALAZZO_SECRET to a random string of at least {MIN_SECRET_LENGTH} characters "
                            "(`palazzo serve` makes and keeps one under ./var for local runs)")
     app.session_interface = NoSessions()
+    app.config.update(COMPRESS_REGISTER=False, COMPRESS_MIMETYPES=["application/json"],
+                      COMPRESS_MIN_SIZE=COMPRESS_MIN_BYTES)
+    app.extensions["palazzo.compress"] = Compress(app)
     store = make_store(app.config)
     app.extensions["palazzo.store"] = store
     app.extensions["palazzo.links"] = Links(secret, app.config["BASE_URL"])
@@ -117,6 +122,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(_refuse_bad_token)
     app.after_request(_count_request)
     app.after_request(_cache_headers)
+    app.after_request(_compress)
     app.register_error_handler(redis.ConnectionError, _store_unavailable)
     app.register_error_handler(redis.TimeoutError, _store_unavailable)
     app.register_error_handler(redis.exceptions.ClusterError, _store_unavailable)  # a cluster lost a master
@@ -187,6 +193,18 @@ def _cache_headers(response: Response) -> Response:
         private = "Authorization" in request.headers or request.endpoint in TOKEN_ENDPOINTS
         response.headers["Cache-Control"] = "no-store" if private else "no-cache"
         response.vary.add("Authorization")
+    return response
+
+
+def _compress(response: Response) -> Response:
+    """Large API answers go compressed to a client that accepts it (RFC 9110 content coding).
+
+    Only the API's: its callers prove themselves with a bearer token no other site can make a browser
+    send, so compression cannot leak a secret (BREACH). The pages, which carry CSRF tokens and rest on a
+    cookie, go uncompressed.
+    """
+    if request.path.startswith("/api/v1/"):
+        return current_app.extensions["palazzo.compress"].after_request(response)
     return response
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from http import HTTPStatus
 from typing import Any, Callable
 
@@ -213,7 +214,7 @@ def expected_version(body_version: int | None) -> int:
     """The version the caller saw: the body's `version` or If-Match ("7", W/"7", 7 or an ETag "7.ab12")."""
     header = request.headers.get("If-Match")
     if header is not None:
-        text = header.strip().removeprefix("W/").strip('"').split(".", 1)[0]
+        text = validator(header).strip('"').split(".", 1)[0]
         if not text.isdigit() or len(text) > 15:
             raise Problem("bad_if_match", "If-Match must be the game version, e.g. \"7\"")
         if body_version is not None and int(text) != body_version:
@@ -222,6 +223,13 @@ def expected_version(body_version: int | None) -> int:
     if body_version is None:
         raise Problem("version_required", "name the version you saw: If-Match or a 'version' field")
     return body_version
+
+
+def validator(tag: str) -> str:
+    """An ETag as a client sends it back, as we made it: no W/, and no ":gzip" (or other coding) that
+    compression added to a compressed answer's tag."""
+    tag = tag.strip().removeprefix("W/")
+    return re.sub(r':[a-z]+"$', '"', tag)
 
 
 def etag(version: int, answer: Any = None) -> dict[str, str]:
@@ -242,7 +250,7 @@ def conditional(answer: dict[str, Any], version: int) -> Response | tuple[dict[s
     `answer` must be what the route's response schema dumps it to.
     """
     headers = etag(version, answer)
-    held = [tag.strip().removeprefix("W/") for tag in request.headers.get("If-None-Match", "").split(",")]
+    held = [validator(tag) for tag in request.headers.get("If-None-Match", "").split(",")]
     if headers["ETag"] in held or "*" in held:
         return Response(status=304, headers=headers)
     return answer, headers
