@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 import tests.toy_game  # noqa: F401  (registers the toy game)
 from service.app import create_app
@@ -92,6 +93,14 @@ def long_poll_across_a_move(app, client, game_id: str, token: str) -> tuple[dict
     waited = time.monotonic() - started
     mover.join()
     return feed, page, waited
+
+
+def signed_ago(purpose: str, payload: dict, age: int) -> str:
+    """A link payload signed as `service.links.Links.sign` signs it, with the real secret, `age` seconds ago."""
+    class Then(TimestampSigner):
+        def get_timestamp(self) -> int:
+            return int(time.time()) - age
+    return URLSafeTimedSerializer(SECRET, salt=f"palazzo:{purpose}", signer=Then).dumps(payload)
 
 
 def seat_tokens(created: dict) -> dict[int, str]:

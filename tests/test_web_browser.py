@@ -13,12 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
-from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from service import mailbox
 from service.web import session
 from tests.browser import CHROMIUM, Served, launch, screenshot
-from tests.conftest import SECRET, bearer, make_app, new_game, seat_tokens
+from tests.conftest import bearer, make_app, new_game, seat_tokens, signed_ago
 from tests.web_client import send, table
 from tests.web_leaks import leaked, text_of
 from tests.web_player import Follow, Page, Submit, next_step
@@ -195,12 +194,6 @@ def _shot_name(page: Page) -> str | None:
     return f"seat-{kind}"
 
 
-def _signed(purpose: str, payload: dict, age: int) -> str:
-    class Then(TimestampSigner):
-        def get_timestamp(self) -> int:
-            return int(time.time()) - age
-    return URLSafeTimedSerializer(SECRET, salt=f"palazzo:{purpose}", signer=Then).dumps(payload)
-
 
 def test_links_and_stale_forms_show_the_right_page(browse, served):
     app, base = served.app, served.base
@@ -211,18 +204,18 @@ def test_links_and_stale_forms_show_the_right_page(browse, served):
     context = browse(java_script_enabled=False)
     page = context.new_page()
 
-    _open(page, f"{base}/seat?t={_signed('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
+    _open(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
     assert page.locator("main").get_attribute("data-error") == "link_expired"
     assert page.get_by_role("heading", name="This link has expired").is_visible()
     screenshot(page, "link-expired")
-    tampered = _signed("seat", {"g": game_id, "s": 0, "k": key}, 0)[:-2] + "xx"
+    tampered = signed_ago("seat", {"g": game_id, "s": 0, "k": key}, 0)[:-2] + "xx"
     _open(page, f"{base}/seat?t={tampered}")
     assert page.locator("main").get_attribute("data-error") == "bad_link"
     screenshot(page, "link-tampered")
     _open(page, f"{base}/games/{game_id}")
     assert page.url == f"{base}/games/{game_id}/watch", "neither link let the browser in"
 
-    _open(page, f"{base}/seat?t={_signed('seat', {'g': game_id, 's': 0, 'k': key}, 0)}")
+    _open(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 0)}")
     assert page.url == f"{base}/games/{game_id}"
     other = context.new_page()
     _open(other, page.url)
@@ -247,7 +240,7 @@ def test_the_page_follows_the_game_with_javascript_on(browse, served):
     tokens = seat_tokens(created)
     page = browse().new_page()
     key = table(app, game_id).meta["seats"][0]["token"]
-    _open(page, f"{base}/seat?t={_signed('seat', {'g': game_id, 's': 0, 'k': key}, 0)}")
+    _open(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 0)}")
     with page.expect_navigation():
         page.locator('form[data-move="keep_professions"] button').first.click()
     main = page.locator("main")

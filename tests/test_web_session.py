@@ -2,15 +2,13 @@
 session's CSRF token; the API never takes the cookie; a bad, expired or worn-out link shows its page."""
 from __future__ import annotations
 
-import time
 from urllib.parse import unquote
 
 import pytest
-from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from service.web import session
 from service.web.seat_link import seat_url
-from tests.conftest import SECRET, make_app, mailed_link, new_game
+from tests.conftest import make_app, mailed_link, new_game, signed_ago
 from tests.web_client import csrf, path, table
 
 pytest.importorskip("engine.pof")
@@ -103,28 +101,21 @@ def test_sign_out_ends_the_session(app, client):
     assert client.get(f"/games/{game_id}").status_code == 303  # to the spectator page
 
 
-def _signed(purpose: str, payload: dict, age: int) -> str:
-    """A link signed with the real secret `age` seconds ago."""
-    class Then(TimestampSigner):
-        def get_timestamp(self) -> int:
-            return int(time.time()) - age
-    return URLSafeTimedSerializer(SECRET, salt=f"palazzo:{purpose}", signer=Then).dumps(payload)
-
 
 def test_an_expired_or_tampered_link_shows_its_page(app, client):
     game_id = _game(client)
     key = table(app, game_id).meta["seats"][0]["email_hash"]
-    fresh = _signed("seat", {"g": game_id, "s": 0, "k": key}, 0)
+    fresh = signed_ago("seat", {"g": game_id, "s": 0, "k": key}, 0)
     assert client.get(f"/seat?t={fresh}").status_code == 303
-    expired = app.test_client().get(f"/seat?t={_signed('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
+    expired = app.test_client().get(f"/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
     assert expired.status_code == 403 and b"This link has expired" in expired.data
     assert b"Mail me a sign-in link" in expired.data and session.COOKIE not in expired.headers.get("Location", "")
     tampered = fresh[:-3] + ("AAA" if not fresh.endswith("AAA") else "BBB")
     shown = app.test_client().get(f"/seat?t={tampered}")
     assert shown.status_code == 403 and b"not a link we sent" in shown.data
-    other_seat = app.test_client().get(f"/seat?t={_signed('seat', {'g': game_id, 's': 0, 'k': 'someone'}, 0)}")
+    other_seat = app.test_client().get(f"/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': 'someone'}, 0)}")
     assert other_seat.status_code == 403 and b"handed to someone else" in other_seat.data
-    old_sign_in = _signed("sign-in", {"e": key, "n": "x"}, 2 * 3600)
+    old_sign_in = signed_ago("sign-in", {"e": key, "n": "x"}, 2 * 3600)
     late = app.test_client()
     answer = late.post("/sign-in", data={"link": old_sign_in, "csrf": csrf(late, f"/sign-in?link={old_sign_in}")})
     assert answer.status_code == 403 and b"expired" in answer.data
