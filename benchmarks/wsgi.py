@@ -2,11 +2,11 @@
 
 - `POST /bench/incr` is a plain Flask view that does one Redis INCR and answers a small JSON
   document: one durable write per request with nothing else, the fair ceiling for a move.
-- `POST /bench/games/<id>/moves` plays a move without Flask: a bare WSGI function calling the
-  same service functions the real view calls (identify with the rate-limit read, load, the
-  vocabulary's check, `playing.submit` with the count in the commit). It answers only the happy
-  path, so it is no endpoint for anyone: it measures what a move would cost if the web framework
-  were free, to tell the framework's share of the gap from the move's own work.
+- `POST /bench/games/<id>/moves` plays a move without Flask: a bare WSGI function calling what the
+  real view calls (`callers.identify` with the rate-limit read, `games.load`, and the view's own
+  `resources.moves.take`, with the count in the commit). It answers only the happy path, so it is no
+  endpoint for anyone: it measures what a move would cost if the web framework were free, to tell
+  the framework's share of the gap from the move's own work.
 
 Both are mounted next to the real app in the same gunicorn process, so all see the same server,
 worker settings, Redis and clients. They live here, not in `service/`, so no deployment serves them.
@@ -21,12 +21,10 @@ from flask import Flask, jsonify
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.wrappers import Request
 
-from engine.core import redact
-from service import callers, games, playing, ratelimit
+from service import callers, games, ratelimit
 from service.app import create_app
 from service.resources.common import viewer
-from service.resources.moves import move_out
-from service.vocabulary import check_move
+from service.resources.moves import take
 
 bare = Flask("bench")
 _redis = redis.Redis.from_url(os.environ["REDIS_URL"])
@@ -49,12 +47,7 @@ def move_without_flask(environ: dict, start_response) -> list[bytes]:
     body = orjson.loads(request.get_data())
     table = games.load(store, game_id, head)
     seat = viewer(table, caller)[1]
-    move = check_move(table.game, body["move"])
-
-    def answer(after: games.Table, events: list[dict]) -> dict:
-        return move_out(table.game.describe(move), [redact(event, seat) for event in events], after)
-
-    answered, _ = playing.submit(store, table, seat, move, body["version"], answer, also=window.count)
+    answered, _ = take(store, table, seat, body["move"], body["version"], None, window.count)
     data = orjson.dumps(answered)
     start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(data))),
                               ("ETag", f'"{answered["version"]}"'), ("Cache-Control", "no-store")])

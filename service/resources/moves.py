@@ -1,6 +1,8 @@
 """Moves: the caller's legal moves with labels, and submitting one move against the version he saw."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from flask import jsonify, request
 from marshmallow import ValidationError
 
@@ -11,6 +13,7 @@ from service.resources.common import (ETAG, IDEMPOTENCY_KEY, IF_MATCH, IF_NONE_M
                                       documented, etag, expected_version, load_game, seat_of, store,
                                       uncounted)
 from service.schemas import LegalMovesOut, MoveIn, MoveOut, PendingOut
+from service.store import Store
 from service.vocabulary import check_move
 
 blp = blueprint("moves", "The caller's legal moves, and submitting one move.")
@@ -59,23 +62,30 @@ def submit_move(body, game_id):
     table = load_game(game_id)
     seat = seat_of(table, caller())
     seen = expected_version(body.get("version"))
+    answered, replayed = take(store(), table, seat, body["move"], seen, request.headers.get("Idempotency-Key"),
+                              uncounted())
+    headers = etag(answered["version"])
+    if replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return jsonify(answered), headers  # built as MoveOut dumps it (tests hold it to that): no second dump
+
+
+def take(store: Store, table: games.Table, seat: int, sent: dict, seen: int, key: str | None,
+         also: Callable[[Any], None] | None) -> tuple[dict, bool]:
+    """A seat's move as sent, checked against the vocabulary and played: (the MoveOut answer, whether it
+    is a replay of an Idempotency-Key's first answer)."""
     try:
-        move = check_move(table.game, body["move"])
+        move = check_move(table.game, sent)
     except ValidationError as error:
         raise Problem("invalid_move", "the move does not match its type's schema",
                       errors={"move": error.messages}) from None
-    key = request.headers.get("Idempotency-Key")
     if key is not None and not 0 < len(key) <= 200:
         raise Problem("bad_idempotency_key", "an Idempotency-Key has 1 to 200 characters")
 
     def answer(after: games.Table, events: list[dict]) -> dict:
         return move_out(table.game.describe(move), [redact(event, seat) for event in events], after)
 
-    answered, replayed = playing.submit(store(), table, seat, move, seen, answer, key, also=uncounted())
-    headers = etag(answered["version"])
-    if replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return jsonify(answered), headers  # built as MoveOut dumps it (tests hold it to that): no second dump
+    return playing.submit(store, table, seat, move, seen, answer, key, also=also)
 
 
 def move_out(label: str, events: list[dict], after: games.Table) -> dict:
