@@ -167,7 +167,7 @@ class Measure(NamedTuple):
     entries: int
 
 
-def time_due_games(store: Store, calls: int) -> Measure:
+def time_due(store: Store, calls: int) -> Measure:
     """`calls` calls of `Store.due` against the index as it is, asked at a moment just before its
     earliest entry: nothing is due, so what is measured is the cost of what is not yet due."""
     connection = store.redis
@@ -209,14 +209,14 @@ def poll_cost(store: Store, fake: int, calls: int, rounds: int) -> tuple[list[Me
     """`Store.due` timed without and with the fake entries, alternating, `rounds` times each."""
     plain, padded = [], []
     for _ in range(rounds):
-        plain.append(time_due_games(store, calls))
+        plain.append(time_due(store, calls))
         add_fakes(store, fake)
-        padded.append(time_due_games(store, calls))
+        padded.append(time_due(store, calls))
         remove_fakes(store, fake)
     return plain, padded
 
 
-def enforce_jobs(logs: Path) -> int:
+def wake_jobs(logs: Path) -> int:
     """Wake jobs the workers started, duplicates included: RQ logs "<queue>: <call>" as it takes one."""
     taken = f"{followups.QUEUE}: workers.deadlines.wake("
     return sum(path.read_text(errors="replace").count(taken) for path in logs.glob("worker-*.log"))
@@ -251,7 +251,7 @@ class Results:
     observed: list[float]  # seconds late, as watched
     logged: list[float]  # seconds late, from the log's whole-second `at`
     jobs: int
-    pace: float  # enforce jobs a second over the watch
+    pace: float  # wake jobs a second over the watch
     deepest: int
     plain: list[Measure]
     padded: list[Measure]
@@ -284,7 +284,7 @@ def measure(args: argparse.Namespace, temp_dir: Path) -> Results:
             seen, deepest, watched = watch(store, due, args.grace, args.poll)
         finally:
             stop_workers(workers)
-        jobs = enforce_jobs(logs)
+        jobs = wake_jobs(logs)
         observed = [seen[game_id] - at for game_id, at in due if game_id in seen]
         plain, padded = poll_cost(store, args.fake, args.calls, args.rounds)
         return Results(due, observed, logged_lateness(store, due), jobs, jobs / watched, deepest, plain, padded)
