@@ -6,14 +6,17 @@ this process's CPU time (`time.process_time`) over every move of a few planned 5
 the same games played through the benchmark's Flask-free move route, and over as many INCRs. It
 isolates what a move costs the web process from gunicorn, the kernel's connections and the load
 generator, which `benchmarks/api.py` measures all together. The best of --rounds is reported (a
-shared machine only adds time).
+shared machine only adds time). With --profile it then plays both routes once more under cProfile
+and prints where each spends its time, by package (time blocked reading Redis's answers left out).
 
-    python benchmarks/move_cpu.py [--games 6] [--rounds 3]
+    python benchmarks/move_cpu.py [--games 6] [--rounds 3] [--profile]
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
 import io
+import pstats
 import json
 import os
 import sys
@@ -75,10 +78,32 @@ def measure(app, games: list, bare_games: list) -> tuple[float, float, float, in
     return per_move, per_bare, (time.process_time() - began) / moves, moves
 
 
+PACKAGES = {"/redis/": "redis-py", "/werkzeug/": "werkzeug", "/flask/": "flask",
+            "/flask_smorest/": "smorest, webargs, marshmallow", "/webargs/": "smorest, webargs, marshmallow",
+            "/marshmallow/": "smorest, webargs, marshmallow", "/engine/": "engine", "/service/": "service",
+            "orjson": "json", "/benchmarks/": "this harness", "sendall": "socket sends", "~": "builtins"}
+
+
+def profile(app, games: list, route: str) -> None:
+    """One play of `games` to `route` under cProfile: each package's share of the time, outside I/O waits."""
+    profiler = cProfile.Profile()
+    profiler.runcall(play_all, app, games, route)
+    shares: dict[str, float] = {}
+    for (path, _, function), (_, calls, own, _, _) in pstats.Stats(profiler).stats.items():
+        if function == "<method 'recv_into' of '_socket.socket' objects>":
+            continue  # waiting for Redis (its fsync), not CPU
+        where = next((name for part, name in PACKAGES.items() if part in path or part in function), "other")
+        shares[where] = shares.get(where, 0.0) + own
+    total = sum(shares.values())
+    print(f"  {route.format('<id>')} under cProfile: " + ", ".join(
+        f"{name} {share / total:.0%}" for name, share in sorted(shares.items(), key=lambda item: -item[1])))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", action="store_true", help="then show where each route's time goes")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data, LocalRedis(Path(data), conf=REPO / "redis.conf") as server:
         os.environ.update(REDIS_URL=server.url, PALAZZO_SECRET="benchmark-" + "s" * 32,
@@ -86,10 +111,13 @@ def main() -> int:
         from benchmarks import wsgi
         rounds = [measure(wsgi.app, new_games(wsgi.app, args.games), new_games(wsgi.app, args.games))
                   for _ in range(args.rounds)]
-    move, bare, incr = (min(r[n] for r in rounds) for n in range(3))
-    print(f"web process CPU, best of {args.rounds} rounds of {rounds[0][3]} moves: move {move * 1e6:.0f} us, "
-          f"move without Flask {bare * 1e6:.0f} us, bare INCR {incr * 1e6:.0f} us; ratio INCR/move {incr / move:.2f}, "
-          f"INCR/move without Flask {incr / bare:.2f}")
+        move, bare, incr = (min(r[n] for r in rounds) for n in range(3))
+        print(f"web process CPU, best of {args.rounds} rounds of {rounds[0][3]} moves: move {move * 1e6:.0f} us, "
+              f"move without Flask {bare * 1e6:.0f} us, bare INCR {incr * 1e6:.0f} us; ratio INCR/move "
+              f"{incr / move:.2f}, INCR/move without Flask {incr / bare:.2f}")
+        if args.profile:
+            for route in MOVES.values():
+                profile(wsgi.app, new_games(wsgi.app, args.games), route)
     return 0
 
 
