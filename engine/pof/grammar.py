@@ -32,8 +32,9 @@ from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
 from engine.pof.moves import MOVE_TYPES
-from engine.pof.writing import (CODES, COLUMNS, card_word, corner_of, fits, square_name, turned, turned_or_none,
-                                write)
+from engine.pof.view import COLUMNS, square_name
+from engine.pof.writing import CODES, card_word, corner_of, turned, turned_or_none, write
+from engine.pof.yard import fits
 
 ERROR_CODES: dict[str, str] = {
     "no_command": "the mail holds no command (its first line that is not quoted text)",

@@ -5,7 +5,9 @@ from typing import Any, Iterable
 
 from engine.core import Move, State, Viewer, redact
 from engine.pof import scoring
-from engine.pof.data import MIN_WORK_VALUE
+from engine.pof.data import GRID_COLS, MIN_WORK_VALUE
+
+COLUMNS = "".join(chr(ord("A") + col) for col in range(GRID_COLS))  # the yard's columns, A from the left
 
 
 def view(state: State, viewer: Viewer) -> dict[str, Any]:
@@ -35,12 +37,12 @@ def square_name(square: Iterable[int]) -> str:
     """[1, 2] -> C2, as on a chess board: column letter from the left, row number from the top. The one
     naming of squares, for labels, mails, replies and pages."""
     row, col = square
-    return f"{'ABCDEFG'[col]}{row + 1}"
+    return f"{COLUMNS[col]}{row + 1}"
 
 
-def squares_name(squares: list[list[int]]) -> str:
-    """[[0, 0], [0, 1]] -> A1, B1."""
-    return ", ".join(square_name(square) for square in squares)
+def squares_name(squares: list[list[int]], between: str = ", ") -> str:
+    """[[0, 0], [0, 1]] -> A1, B1 (or A1 B1, as a reply writes them, with between=" ")."""
+    return between.join(square_name(square) for square in squares)
 
 
 _LABELS = {

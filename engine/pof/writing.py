@@ -11,11 +11,11 @@ from typing import Any, Callable
 
 from engine.core import Answers, Fill, Move, Unreadable
 from engine.pof import scoring
-from engine.pof.view import square_name
+from engine.pof.view import COLUMNS, square_name, squares_name
+from engine.pof.yard import fits
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, ECONOMY, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PALAZZO, PRESTIGE_CARDS, PROFESSIONS)
 
-COLUMNS = "".join(chr(ord("A") + col) for col in range(GRID_COLS))
 CODES = {card: f"B{number:02d}" for number, card in enumerate(BONUS_CARDS, start=1)}
 EXAMPLES, MORE_EXAMPLES = 1, 6  # placements listed per piece in a decision mail, and in a help mail
 
@@ -38,10 +38,6 @@ def card_word(card: str) -> str:
     return CODES.get(card, card)
 
 
-def _squares_text(squares: list[list[int]]) -> str:
-    return " ".join(square_name(square) for square in squares)
-
-
 def write(move: Move) -> str:
     """The line that reads back to exactly this move, whatever the seat's options (see `short` for
     the lines a mail lists, which may leave a detail to the options)."""
@@ -53,7 +49,7 @@ def write(move: Move) -> str:
     if kind == "bid":
         return f"bid {move['amount']}"
     if kind == "place_landscape":
-        return f"place at {_squares_text(move['squares'])}"
+        return f"place at {squares_name(move['squares'], ' ')}"
     if kind == "choose_card":
         back = " ".join(card_word(card) for card in move["return_order"])
         return f"choose {card_word(move['card'])}" + (f" return {back}" if back else "")
@@ -62,7 +58,7 @@ def write(move: Move) -> str:
     if kind == "buy_freedom":
         return f"buy freedom {move['freedom']}"
     if kind == "build":
-        return f"build {move['building']} at {_squares_text(move['squares'])}"
+        return f"build {move['building']} at {squares_name(move['squares'], ' ')}"
     if kind == "publish":
         cards = " ".join(card_word(card) for card in move["bonus_cards"])
         return f"publish {move['profession']} " + (f"with bonus {cards}" if cards else "without bonus")
@@ -98,18 +94,8 @@ def short(move: Move) -> str:
 
 
 def corner_of(squares: list[list[int]]) -> tuple[int, int]:
+    """The top-left corner of the squares' box: where a reply's "at C2" puts a piece."""
     return min(row for row, _ in squares), min(col for _, col in squares)
-
-
-def _normal(squares: list[list[int]]) -> list[list[int]]:
-    top, left = corner_of(squares)
-    return sorted([row - top, col - left] for row, col in squares)
-
-
-def fits(kind: str, squares: list[list[int]]) -> bool:
-    """Whether the squares form the piece `kind` in some turn or mirror image."""
-    shape = _normal(squares)
-    return any(turned(kind, (0, 0), turns, mirror) == shape for turns in range(4) for mirror in (False, True))
 
 
 def turned_or_none(kind: str, corner: tuple[int, int], turns: int, mirror: bool) -> list[list[int]] | None:

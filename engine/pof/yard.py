@@ -64,7 +64,8 @@ PALAZZO_MASK: int = _mask_of(PALAZZO)
 PALAZZO_NEIGHBOURS: int = _edge_neighbours(PALAZZO_MASK)
 
 
-def _normalise(squares: Iterable[Iterable[int]]) -> Shape:
+def normalise(squares: Iterable[Iterable[int]]) -> Shape:
+    """The squares moved to the top-left corner of their box, sorted: a shape, wherever it lies."""
     pts = [(int(r), int(c)) for r, c in squares]
     min_r = min(r for r, _ in pts)
     min_c = min(c for _, c in pts)
@@ -77,13 +78,13 @@ def orientations(shape: Iterable[Iterable[int]]) -> list[Shape]:
     The order (identity, 90, 180, 270, mirror, mirror+90, mirror+180, mirror+270; first of equals
     kept) makes `placements` and so `legal_moves` deterministic across runs and implementations.
     """
-    base = _normalise(shape)
+    base = normalise(shape)
     seen: set[Shape] = set()
     result: list[Shape] = []
     for mirrored in (False, True):
         pts = [(r, -c) for r, c in base] if mirrored else list(base)
         for _ in range(4):
-            norm = _normalise(pts)
+            norm = normalise(pts)
             if norm not in seen:
                 seen.add(norm)
                 result.append(norm)
@@ -247,13 +248,18 @@ def _owner_of(player: dict[str, Any], square: Square) -> str:
     return "another piece"
 
 
+def fits(kind: str, squares: Iterable[Iterable[int]]) -> bool:
+    """Whether the squares form the piece `kind` in some turn or mirror image."""
+    return normalise(squares) in _orientation_set(kind)
+
+
 def check_placement(player: dict[str, Any], kind: str, squares: Any) -> list[list[int]]:
     """Validate squares a client sent for `kind`; return them sorted as [r, c] lists.
 
     Raises IllegalMove with a stable code: bad_squares, wrong_shape, square_taken, touches_building.
     """
     parsed = _parse_squares(squares)
-    if _normalise(parsed) not in _orientation_set(kind):
+    if not fits(kind, parsed):
         raise IllegalMove(
             "wrong_shape",
             f"those {len(parsed)} squares do not form a {kind}, in any turn or mirror image",

@@ -14,19 +14,13 @@ from markupsafe import Markup
 
 from engine.core import Move
 from engine.pof.data import BUILDINGS, LANDSCAPES
-from engine.pof.yard import orientations
+from engine.pof.yard import normalise, orientations
 from engine.pof.view import squares_name
 from service.web.forms import squares_value
 from service.web.yard_svg import Anchor, draw, shape
 
 Square = tuple[int, int]
 Href = Callable[..., str]  # (turn=, at=) -> the page's URL for that step
-
-
-def _normalised(squares: list[list[int]]) -> tuple[Square, ...]:
-    top = min(r for r, _ in squares)
-    left = min(c for _, c in squares)
-    return tuple(sorted((r - top, c - left) for r, c in squares))
 
 
 def anchor_of(squares: list[list[int]]) -> Square:
@@ -50,7 +44,7 @@ def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, tu
     turns = orientations(piece["shape"])
     by_turn: dict[int, dict[Square, Move]] = {index: {} for index in range(len(turns))}
     for move in moves:
-        index = turns.index(_normalised(move["squares"]))
+        index = turns.index(normalise(move["squares"]))
         by_turn[index][anchor_of(move["squares"])] = move
     open_turns = [index for index in by_turn if by_turn[index]]
     chosen = int(turn) if turn and turn.isdigit() and int(turn) in open_turns else (open_turns or [0])[0]
