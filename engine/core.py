@@ -141,16 +141,19 @@ class Parsed:
     commands: list[Command]
     ignored: list[str] = field(default_factory=list)
 
+    @property
+    def help(self) -> bool:
+        """Whether the answer asks for help (then it is answered with the commands, and none is played)."""
+        return any(command.move is None for command in self.commands)
+
 
 @dataclass(frozen=True)
 class Reading:
-    """What a written answer asks of the game: its moves in order (each legal after the ones before),
-    the lines they came from, or help (then no moves)."""
+    """What a written answer asks of the game: its moves in order (each legal after the ones before)
+    and the lines they came from."""
 
     moves: list[Move]
     lines: list[str]
-    help: bool = False
-    ignored: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -168,19 +171,15 @@ class Grammar(Protocol):
     answers by mail or chat. Pure, like the rest of the game; `read_commands` and `answers` use it."""
 
     guide: list[str]  # how commands are written, a few lines for every mail that asks for one
-    error_codes: dict[str, str]  # every Unreadable code it raises, with what it means
 
     def parse(self, text: str) -> Parsed:
         """The commands of a written answer, without the game's state; raises Unreadable."""
 
-    def resolve(self, command: Command, legal: list[Move], fill: Callable[[Move], list[Fill]]) -> Move:
-        """The move a command names among the seat's legal moves (and the fills of each); raises Unreadable."""
+    def resolve(self, command: Command, legal: list[Move]) -> Move:
+        """The move a command names among the seat's legal moves; raises Unreadable."""
 
     def reveals(self, before: State, after: State, seat: int) -> bool:
         """Whether a move showed the seat something it could not know when it wrote (cards drawn)."""
-
-    def write(self, move: Move) -> str:
-        """The line that reads back to exactly this move, whatever the seat's options."""
 
     def answers(self, legal: list[Move], fill: Callable[[Move], list[Fill]], view: dict[str, Any], seat: int,
                 full: bool = False) -> Answers:
@@ -192,8 +191,9 @@ def grammar_of(game: Game) -> Grammar | None:
     return getattr(game, "grammar", None)
 
 
-def read_commands(game: Game, text: str, state: State, seat: int) -> Reading:
-    """The moves a seat's written answer asks for, each checked on the state the ones before leave.
+def read_commands(game: Game, parsed: Parsed, state: State, seat: int) -> Reading:
+    """The moves of a seat's parsed answer (`grammar_of(game).parse`), each checked on the state the
+    ones before leave. An answer that asks for help is the caller's to answer: it reads as no moves.
 
     Nothing is committed: a caller plays the moves in order. A command after one that showed the seat
     something new (cards drawn) is refused unread, since a refusal would tell him what he has not paid
@@ -202,24 +202,23 @@ def read_commands(game: Game, text: str, state: State, seat: int) -> Reading:
     grammar = grammar_of(game)
     if grammar is None:
         raise Unreadable("no_grammar", f"{game.name} cannot be played by written commands")
-    parsed = grammar.parse(text)
-    if any(command.move is None for command in parsed.commands):
-        return Reading([], [c.text for c in parsed.commands], True, parsed.ignored)
+    lines = [command.text for command in parsed.commands]
+    if parsed.help:
+        return Reading([], lines)
     moves: list[Move] = []
     before = None
     for command in parsed.commands:
         if before is not None and grammar.reveals(before, state, seat):
             raise Unreadable("unseen", "the line before shows you new cards: send what follows once you have "
                                        "seen them, in reply to the mail that shows them", command.text)
-        move = grammar.resolve(command, game.legal_moves(state, seat),
-                               lambda listed, now=state: fills(game, now, seat, listed))
+        move = grammar.resolve(command, game.legal_moves(state, seat))
         try:
             after, _ = game.apply(state, seat, move)
         except IllegalMove as error:
             raise Unreadable(error.code, error.message, command.text) from None
         before, state = state, after
         moves.append(move)
-    return Reading(moves, [c.text for c in parsed.commands], False, parsed.ignored)
+    return Reading(moves, lines)
 
 
 def answers(game: Game, state: State, seat: int, full: bool = False) -> Answers | None:

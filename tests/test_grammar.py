@@ -251,12 +251,12 @@ def test_a_typo_is_refused_not_skipped_and_a_mail_without_a_command_is_refused()
 # --- lines checked against a seat's options ----------------------------------------------------
 
 def read(text: str, state: dict, seat: int) -> list[dict]:
-    return read_commands(GAME, text, state, seat).moves
+    return read_commands(GAME, GRAMMAR.parse(text), state, seat).moves
 
 
 def refusal(text: str, state: dict, seat: int) -> Unreadable:
     with pytest.raises(Unreadable) as refused:
-        read_commands(GAME, text, state, seat)
+        read_commands(GAME, GRAMMAR.parse(text), state, seat)
     return refused.value
 
 
@@ -348,7 +348,7 @@ def test_free_moves_read_at_any_time():
     assert moves_of(write({"type": "sell_prestige", "points": 3})) == [{"type": "sell_prestige", "points": 3}]
     assert refusal("bid 300", state, other).code == "not_your_decision"
     assert refusal("bid", state, other).code == "not_now"
-    assert read_commands(GAME, "help", state, other).help
+    assert GRAMMAR.parse("help").help and read("help", state, other) == []
 
 
 # --- both directions over whole games ----------------------------------------------------------

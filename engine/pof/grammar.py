@@ -27,28 +27,14 @@ import difflib
 import re
 from typing import Callable, Iterable
 
-from engine.core import Command, Fill, Move, Parsed, State, Unreadable
+from engine.core import Command, Move, Parsed, State, Unreadable
 from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
-from engine.pof.moves import MOVE_TYPES
 from engine.pof.view import COLUMNS, square_name
 from engine.pof.writing import CODES, card_word, corner_of, turned, turned_or_none, write
 from engine.pof.yard import fits
 
-ERROR_CODES: dict[str, str] = {
-    "no_command": "the mail holds no command (its first line that is not quoted text)",
-    "unknown_command": "the line does not start with a command",
-    "bad_command": "the command's words do not fit it (missing, extra or out of order)",
-    "unknown_name": "a name matches no profession, item, building, card or freedom",
-    "ambiguous_name": "a shortened name fits several",
-    "bad_square": "a square is not on the yard (A1 to G7, or [row, col] from [0, 0] to [6, 6])",
-    "not_now": "the command answers no decision the seat has now",
-    "not_listed": "what the command names is not among the seat's options",
-    "ambiguous_place": "a piece fits at that corner in several ways: give all its squares",
-    "unseen": "a command follows one that shows new cards, which the seat has not seen yet",
-    "no_grammar": "the game cannot be played by written commands",
-}
 GUIDE = [
     "Reply to this mail with a command as its first line; several lines make one turn "
     "(buy freedom travel / build tower at A1 B1 C1 / end). Quoted text and your signature are left alone.",
@@ -543,14 +529,8 @@ VERBS: dict[str, Callable[[list[str], str], Command]] = {
 # ---------------------------------------------------------------------------------------------------
 # Lines checked against the seat's options.
 
-DOING = {
-    "keep_professions": "keep professions", "open_auction": "open an auction", "pass_auction": "pass",
-    "bid": "bid", "step_out": "step out", "place_landscape": "place a landscape",
-    "discard_landscape": "throw a landscape away", "choose_card": "choose a card", "entice": "entice",
-    "keep_enticement": "keep an enticement card", "buy_freedom": "buy a freedom", "buy_profession": "buy a profession",
-    "buy_bonus_card": "buy a bonus card", "build": "build", "publish": "publish", "split_payout": "split a payout",
-    "end_turn": "end a turn",
-}
+DOING = {"bid": "bid", "choose_card": "choose a card", "publish": "publish", "build": "build",
+         "place_landscape": "place a landscape"}  # the moves a command may leave a field of to the options
 
 
 def _resolve_placement(command: Command, same: list[Move]) -> Move:
@@ -576,7 +556,7 @@ def _resolve_placement(command: Command, same: list[Move]) -> Move:
     return found[0]
 
 
-def resolve(command: Command, legal: list[Move], fill: Callable[[Move], list[Fill]]) -> Move:
+def resolve(command: Command, legal: list[Move]) -> Move:
     """The move a command names among the seat's legal moves. A fully written move is returned as it
     is, for the engine to judge in its own words (it knows why: once a turn, too little cash, ...); one
     that leaves a field to the options takes it from the listed moves. Raises Unreadable."""
@@ -587,7 +567,7 @@ def resolve(command: Command, legal: list[Move], fill: Callable[[Move], list[Fil
                 return answer
         raise Unreadable("not_now", "there is nothing to pass now", command.text)
     kind = move["type"]
-    if MOVE_TYPES[kind].get("free") or not loose:
+    if not loose:
         return move
     same = [listed for listed in legal if listed["type"] == kind]
     if not same:
@@ -619,7 +599,6 @@ class PofGrammar:
     """`engine.core.Grammar` for Princes of Florence: this module's functions as the game's `grammar`."""
 
     guide = GUIDE
-    error_codes = ERROR_CODES
 
     def parse(self, text: str) -> Parsed:
         lines, prose = _command_lines(written_lines(text))
@@ -629,7 +608,6 @@ class PofGrammar:
 
     resolve = staticmethod(resolve)
     reveals = staticmethod(reveals)
-    write = staticmethod(write)
     answers = staticmethod(writing.answers)
 
 

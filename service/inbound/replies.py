@@ -169,7 +169,7 @@ def _read(table: games.Table, seat: int, mail: message.Inbound) -> dict[str, Any
         parsed = grammar.parse(mail.text)
     except Unreadable as error:
         return {"kind": "refused", "reason": error.message, "line": error.line or ""}
-    if any(command.move is None for command in parsed.commands):
+    if parsed.help:
         return {"kind": "help", "ignored": parsed.ignored}
     decision = table.decision_of(seat)
     current = decision["since"] if decision else table.version
@@ -178,10 +178,10 @@ def _read(table: games.Table, seat: int, mail: message.Inbound) -> dict[str, Any
     if answered is not None and answered != current and not free:
         return {"kind": "stale"}
     try:
-        reading = read_commands(table.game, mail.text, table.state, seat)
+        reading = read_commands(table.game, parsed, table.state, seat)
     except Unreadable as error:
         return {"kind": "refused", "reason": error.message, "line": error.line or ""}
-    return {"moves": reading.moves, "lines": reading.lines, "seen": current, "ignored": reading.ignored}
+    return {"moves": reading.moves, "lines": reading.lines, "seen": current, "ignored": parsed.ignored}
 
 
 def _answered(mail: message.Inbound, game_id: str, seat: int) -> int | None:
