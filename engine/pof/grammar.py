@@ -3,8 +3,8 @@ into the engine's moves. `engine.pof.writing` is the other direction, and `GRAMM
 `grammar`, an `engine.core.Grammar`) joins both.
 
 Pure and game-specific, with no Flask, Redis or mail in it, so that any front end can use it through
-`parse` and `engine.core.read_commands` (text -> commands -> moves, checked on the state) and `engine.core.answers` (the lines
-a seat may send now). `parse` reads without the state; `resolve` fills in what a line left to the
+`parse` and `engine.core.read_commands` (text -> commands -> moves, checked on the state) and
+`engine.core.answers` (the lines a seat may send now). `parse` reads without the state; `resolve` fills in what a line left to the
 seat's options ("choose painter": the other cards go back in the order shown) and leaves a fully
 written move to the engine, which says best why it is refused.
 
