@@ -5,29 +5,36 @@ commit indexes it in the same atomic step (`service.store`), and the workers pol
 left goes to RQ after every commit: a bot (or a stand-in for a player who keeps missing his turns)
 gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail.
 Job ids are derived from what they act on, and every job re-checks the game before it acts: a stale
-job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves.
+job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves, and
+`play_reply` how every reply kept by the inbound endpoint gets played.
 
-`Inline` runs bots at once in the caller's process instead and schedules nothing: for tests and
-tools that run no worker.
+`Inline` runs bots and replies at once in the caller's process instead and schedules nothing: for
+tests and tools that run no worker.
 """
 from __future__ import annotations
 
 import os
 import threading
 from datetime import timedelta
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import redis
 from rq import Callback, Queue, Retry
 
+from service.inbound import inbox
 from service.mail import undelivered
 from service.mail.backends import MailError, deliver
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
 
+if TYPE_CHECKING:
+    from service.inbound.replies import Replies
+
 QUEUE = "palazzo"
 BOT_JOB = "workers.bots.move"
 MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
+REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
+REPLY_RETRY_SECONDS = [10, 60, 300]
 
 
 def bot_job_id(game_id: str, seat: int, since: int) -> str:
@@ -78,10 +85,23 @@ class Queued:
         self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
                            on_failure=Callback(MAIL_GAVE_UP))
 
+    def play_reply(self, replies: Replies, key: str) -> str:
+        """Queue the job that plays the kept reply `key` (one per mail), retried (REPLY_RETRY_SECONDS)
+        and marked failed after the last try. The mail is marked queued before the job exists, lest
+        a quick job's final status be overwritten; a queue that refuses the job leaves it received."""
+        inbox.update(replies.store.redis, key, status=inbox.QUEUED)
+        try:
+            self.queue.enqueue(REPLY_JOB, key, job_id=f"pz-reply-{key}", on_failure=Callback(REPLY_GAVE_UP),
+                               retry=Retry(max=len(REPLY_RETRY_SECONDS), interval=REPLY_RETRY_SECONDS))
+        except Exception:
+            inbox.update(replies.store.redis, key, status="received")
+            raise
+        return inbox.QUEUED
+
 
 class Inline:
     """Followups without workers: bots move at once in the caller's process; deadlines wait; mail
-    goes out at once, through the configured backend, with no retry."""
+    goes out at once, through the configured backend, with no retry; a reply is played at once."""
 
     def __init__(self, run_bots: Callable[[Any, Any], Any]):
         self.run_bots = run_bots
@@ -102,3 +122,8 @@ class Inline:
             deliver(mail, MailSettings.from_env(), store.redis)
         except MailError as error:
             undelivered.keep(store.redis, mail, str(error))
+
+    def play_reply(self, replies: Replies, key: str) -> str:
+        """Play the kept reply now and return its final status; if that fails it stays received, and
+        the provider's next post of it plays it."""
+        return replies.handle(key)

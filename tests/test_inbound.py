@@ -12,52 +12,28 @@ import urllib.request
 import uuid
 from base64 import b64encode
 from email.message import EmailMessage
+from typing import Any
 
 import pytest
-from werkzeug.serving import make_server
 
-from service import mailbox
+from service import mailbox, preferences, tokens
 from service.inbound import inbox
+from tests.browser import Served
 from tests.conftest import bearer, make_app, wait_for
 
 SECRET = "inbound-" + "s" * 32
 DOMAIN = "palazzo.example"
 BOUNDARY = "xYzZY"  # the boundary Inbound Parse uses
 LONG = {key: 3600 for key in ("setup", "auction", "turn", "choice")}
-ANSWER_KINDS = ("reply_done", "reply_refused", "reply_stale", "reply_help", "reply_closed", "reply_not_yours")
-
-
-class Live:
-    """The app served over HTTP on a loopback port, in threads, as gunicorn would serve it."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    def post(self, path: str, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> tuple[int, dict]:
-        request = urllib.request.Request(self.url + path, data=body, method="POST",
-                                         headers={"Content-Type": content_type, **(headers or {})})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read() or b"{}")
-        except urllib.error.HTTPError as error:
-            return error.code, {"content_type": error.headers.get("Content-Type"),
-                                "www_authenticate": error.headers.get("WWW-Authenticate"),
-                                **json.loads(error.read() or b"{}")}
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+ANSWER_KINDS = ("reply_done", "reply_refused", "reply_stale", "reply_help", "reply_closed", "reply_not_yours",
+                "reply_unverified")
 
 
 @pytest.fixture
 def live(redis_url):
-    served = Live(make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0, INBOUND_SECRET=SECRET))
-    yield served
-    served.close()
+    """The app served over HTTP on a loopback port, in threads, as gunicorn would serve it."""
+    with Served(make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0, INBOUND_SECRET=SECRET)) as served:
+        yield served
 
 
 @pytest.fixture
@@ -94,8 +70,18 @@ def parse_fields(sender: str, to: str, text: str | None, *, answering: str | Non
     return fields
 
 
-def post(live: Live, fields: dict[str, str], path: str = f"/inbound/sendgrid/{SECRET}", **headers) -> tuple[int, dict]:
-    return live.post(path, multipart(fields), f"multipart/form-data; boundary={BOUNDARY}", headers)
+def post(live: Served, fields: dict[str, str], path: str = f"/inbound/sendgrid/{SECRET}",
+         **headers: str) -> tuple[int, dict]:
+    """Post the fields over HTTP as Inbound Parse does: (status, the JSON body, with a problem's headers)."""
+    request = urllib.request.Request(live.base + path, data=multipart(fields), method="POST",
+                                     headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}", **headers})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"{}")
+    except urllib.error.HTTPError as error:
+        return error.code, {"content_type": error.headers.get("Content-Type"),
+                            "www_authenticate": error.headers.get("WWW-Authenticate"),
+                            **json.loads(error.read() or b"{}")}
 
 
 def outbox(app, to: str | None = None, kinds: tuple[str, ...] | None = None) -> list[dict]:
@@ -120,7 +106,7 @@ def quoting(mail: dict, reply: str) -> str:
     return f"{reply}\n\nThanks,\nAnn\n\nOn Tue, 2 Dec 2025 at 18:00, Palazzo <palazzo@{DOMAIN}> wrote:\n{quoted}\n"
 
 
-def create(live: Live, seats: list[dict], **extra) -> str:
+def create(live: Served, seats: list[dict], **extra) -> str:
     client = live.app.test_client()
     response = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 5, "seats": seats,
                                                   "deadlines": LONG, **extra})
@@ -132,27 +118,27 @@ def create(live: Live, seats: list[dict], **extra) -> str:
     return created["game"]["id"]
 
 
-def game(live: Live, game_id: str) -> dict:
+def game(live: Served, game_id: str) -> dict:
     return live.app.test_client().get(f"/api/v1/games/{game_id}").get_json()
 
 
-def game_state(live: Live, game_id: str) -> dict:
+def game_state(live: Served, game_id: str) -> dict:
     from service import games
     return games.load(live.app.extensions["palazzo.store"], game_id).state
 
 
-def moves_by(live: Live, game_id: str, seat: int) -> list[dict]:
+def moves_by(live: Served, game_id: str, seat: int) -> list[dict]:
     return [e for e in live.app.extensions["palazzo.store"].log(game_id) if e["seat"] == seat]
 
 
-def decision_mail(live: Live, to: str, after: int = 0) -> dict:
+def decision_mail(live: Served, to: str, after: int = 0) -> dict:
     """The newest decision mail to `to` once there are more than `after` of them."""
     kinds = ("choose", "your_turn", "your_bid")
     wait_for(lambda: len(outbox(live.app, to, kinds)) > after)
     return outbox(live.app, to, kinds)[-1]
 
 
-def answer_to(live: Live, to: str, count: int = 1) -> dict:
+def answer_to(live: Served, to: str, count: int = 1) -> dict:
     wait_for(lambda: len(outbox(live.app, to, ANSWER_KINDS)) >= count)
     return outbox(live.app, to, ANSWER_KINDS)[count - 1]
 
@@ -174,7 +160,7 @@ def test_a_reply_plays_the_move_and_a_refused_or_stale_one_plays_nothing(live, m
     # refused: a command that is no answer to this decision; nothing changes
     version = game(live, game_id)["version"]
     status, body = post(live, parse_fields(ANN, reply_to, "build tower at A1 B1 C1", answering=first["headers"]["Message-ID"]))
-    assert status == 200 and body["status"] in ("queued", "refused")
+    assert status == 200 and body["status"] == "queued"
     refused = answer_to(live, "Ann@example.org")
     assert refused["kind"] == "reply_refused" and "build tower at A1 B1 C1" in refused["text"]
     assert "Answer by mail" in refused["text"] and listed(refused) == commands, "the legal moves, in the grammar"
@@ -266,23 +252,37 @@ def test_the_endpoint_takes_its_secret_in_the_path_or_as_basic_auth(live, redis_
     assert status == 200 and body["status"] == "queued"
     status, body = post(live, {"subject": "no sender"}, f"/inbound/sendgrid/{SECRET}")
     assert status == 422 and body["code"] == "bad_inbound"
-    off = Live(make_app(redis_url, JOBS="rq"))
-    try:
+    with Served(make_app(redis_url, JOBS="rq")) as off:
         status, body = post(off, fields)
-        assert status == 404 and body["code"] == "not_found", "without a secret set there is no endpoint"
-    finally:
-        off.close()
+    assert status == 404 and body["code"] == "not_found", "without a secret set there is no endpoint"
 
 
-def test_without_workers_a_reply_is_played_in_the_request_even_in_raw_mime_and_html_only(redis_url, monkeypatch):
+def inline_game(redis_url: str, monkeypatch) -> tuple[Any, str, str]:
+    """An app without workers (PALAZZO_JOBS=inline: bots move and replies are played inside requests)
+    and a game of SEATS started on it: (the app, the game's id, seat 0's reply address)."""
+    from service.inbound import address
     monkeypatch.setenv("PALAZZO_MAIL_DOMAIN", DOMAIN)
-    app = make_app(redis_url, INBOUND_SECRET=SECRET)  # PALAZZO_JOBS=inline: bots move inside requests
+    app = make_app(redis_url, INBOUND_SECRET=SECRET)
     client = app.test_client()
     created = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 5, "seats": SEATS}).get_json()
     game_id = created["game"]["id"]
     client.post(f"/api/v1/games/{game_id}/start", headers=bearer(created["tokens"]["host"]))
-    from service.inbound import address
-    reply_to = address.address(app.extensions["palazzo.links"], game_id, 0, DOMAIN)
+    return app, game_id, address.address(app.extensions["palazzo.links"], game_id, 0, DOMAIN)
+
+
+def answers_in(app) -> list[dict]:
+    return [m for m in mailbox.outbox(app.extensions["palazzo.store"]) if m["kind"] in ANSWER_KINDS]
+
+
+def post_inline(app, fields: dict[str, str]) -> dict:
+    """Post the fields to the app in this process (it plays them inside the request): the JSON body."""
+    return app.test_client().post(f"/inbound/sendgrid/{SECRET}", content_type="multipart/form-data",
+                                  data=fields).get_json()
+
+
+def test_without_workers_a_reply_is_played_in_the_request_even_in_raw_mime_and_html_only(redis_url, monkeypatch):
+    app, game_id, reply_to = inline_game(redis_url, monkeypatch)
+    client = app.test_client()
     raw = EmailMessage()
     raw["From"], raw["To"], raw["Subject"] = f"Ann <{ANN}>", reply_to, "Re: your choice"
     raw["Message-ID"] = "<raw-1@mail.example.org>"
@@ -301,19 +301,41 @@ def test_without_workers_a_reply_is_played_in_the_request_even_in_raw_mime_and_h
         "keep_professions"]
 
 
+@pytest.mark.parametrize("choice, notices", [({}, 1), ({"mail": "none"}, 0), ({"bounced": "bounce: 550"}, 0)],
+                         ids=["takes mail", "chose none", "bounced"])
+def test_a_notice_of_mail_not_played_goes_only_to_a_player_who_takes_mail(redis_url, monkeypatch, choice, notices):
+    """Anyone can make us write to a seat's address by forging mail for it: the notice, like every
+    other mail, skips an address whose player chose no mail or that bounced."""
+    app, _, reply_to = inline_game(redis_url, monkeypatch)
+    preferences.write(app.extensions["palazzo.store"], tokens.email_hash(ANN), choice)
+    forged = parse_fields("eve@example.net", reply_to, "help", from_name="Eve")
+    assert post_inline(app, forged)["status"] == "refused"
+    assert [m["kind"] for m in answers_in(app)] == ["reply_not_yours"] * notices
+
+
+def test_mail_from_the_seats_own_address_that_spf_and_dkim_do_not_vouch_for_is_told_as_such(redis_url, monkeypatch):
+    app, _, reply_to = inline_game(redis_url, monkeypatch)
+    unvouched = parse_fields(ANN, reply_to, "help", spf="fail", dkim="{@example.org : fail}")
+    assert post_inline(app, unvouched)["status"] == "refused"
+    [notice] = answers_in(app)
+    assert notice["kind"] == "reply_unverified" and notice["subject"].startswith("Not played: a reply in your name")
+    assert "SPF and DKIM failed" in notice["text"] and "another address" not in notice["subject"] + notice["text"]
+
+
 def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_failed(redis_url, monkeypatch):
     """RQ's own worker, in this process (so that a failure can be injected), on the real Redis: a job
     that fails after playing the move is tried again and plays nothing twice; one that keeps failing
     leaves the mail kept, marked failed for the host."""
     from rq import SimpleWorker
 
-    from service.inbound import endpoint, replies
+    from service import followups
+    from service.inbound import replies
     from tests.conftest import SECRET as APP_SECRET
     from workers import context
     for name, value in {"REDIS_URL": redis_url, "PALAZZO_SECRET": APP_SECRET, "PALAZZO_INBOUND_SECRET": SECRET,
                         "PALAZZO_MAIL_DOMAIN": DOMAIN, "PALAZZO_MAIL_MERGE_SECONDS": "0"}.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(endpoint, "RETRY_SECONDS", [0, 0, 0])
+    monkeypatch.setattr(followups, "REPLY_RETRY_SECONDS", [0, 0, 0])
     context.store.cache_clear()
     context.links.cache_clear()
     app = make_app(redis_url, JOBS="rq", BOT_DELAY=0, INBOUND_SECRET=SECRET)

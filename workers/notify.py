@@ -14,14 +14,12 @@ import json
 import os
 from datetime import timedelta
 
-from service import deadlines, games, preferences, tokens
+from service import deadlines, games, tokens
 from service.inbound import address
-from service.mail import render
+from service.mail import render, seats
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
-from service.store import Store, email_key, game_key
-from service.web import unsubscribe
-from service.web.oneclick import answer_links
+from service.store import Store, email_key
 from workers import context
 
 REMINDER_AT = 0.8  # of the time between the decision mail and the deadline
@@ -30,27 +28,13 @@ MERGE_ONLY_BEFORE = 10  # a decision mail waits to be merged only if its deadlin
 
 
 def _claim(store, game_id: str, what: str) -> bool:
-    """True the first time `what` is claimed for this game: the mail is ours to send."""
-    return bool(store.redis.set(game_key(game_id, f"mailed:{what}"), "1", nx=True, ex=CLAIM_TTL))
+    """True the first time `what` is claimed for this game (for CLAIM_TTL): the mail is ours to send."""
+    return seats.claim(store, game_id, what, CLAIM_TTL)
 
 
-def _recipient(store, table: games.Table, seat: int, everyone: bool = False) -> render.Recipient | None:
-    """The seat's player, if he has an address and wants this mail (`everyone`: a mail to the whole
-    table, which a player who chose only his decisions does not get), in his time zone."""
-    entry = table.meta["seats"][seat]
-    if not entry.get("email") or entry.get("bot"):
-        return None
-    wanted = preferences.read(store, tokens.email_hash(entry["email"]))
-    if wanted["mail"] == "none" or wanted["bounced"] or (everyone and wanted["mail"] == "decisions"):
-        return None
-    return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"])
-
-
-def _links(table: games.Table, seat: int) -> dict:
-    """The seat's page, its one-click answers and the unsubscribe link for its address."""
-    links = context.links()
-    found = answer_links(links, table, seat) if table.decision_of(seat) else {}
-    return {**found, "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]))}
+def _links(table: games.Table, seat: int) -> render.MailLinks:
+    """The seat's links (`seats.links_of`), signed with the workers' secret."""
+    return seats.links_of(context.links(), table, seat)
 
 
 def _reply(table: games.Table, seat: int) -> render.Reply | None:
@@ -61,11 +45,6 @@ def _reply(table: games.Table, seat: int) -> render.Reply | None:
 
 def _send(store: Store, mail: Mail) -> None:
     store.followups.send_mail(store, mail)
-
-
-def _frame(table: games.Table) -> render.Table:
-    """What every mail of the game shows around the seat's view: the game and its players."""
-    return render.Table(table.id, [s["name"] for s in table.meta["seats"]], MailSettings.from_env().domain)
 
 
 def merge_window() -> float:
@@ -117,11 +96,11 @@ def game(game_id: str) -> int:
     table = games.load(store, game_id)
     if table.game.name != "princes-of-florence":  # the only game with mail templates so far
         return 0
-    frame = _frame(table)
+    frame = seats.frame(table, MailSettings.from_env().domain)
     now = deadlines.now()
     sent = 0
     for decision in table.pending if table.status == games.RUNNING else []:
-        to = _recipient(store, table, decision["seat"])
+        to = seats.recipient(store, table, decision["seat"])
         if to is None or not _claim(store, game_id, f"decision:{decision['seat']}:{decision['since']}"):
             continue
         view = table.game.view(table.state, decision["seat"])
@@ -143,7 +122,7 @@ def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
     over = table.status == games.FINISHED
     ended = table.state.get("round", 1) - (0 if over else 1)
     for seat in range(len(table.meta["seats"])):
-        to = _recipient(store, table, seat, everyone=True)
+        to = seats.recipient(store, table, seat, everyone=True)
         if to is None:
             continue
         view = table.game.view(table.state, seat)
@@ -161,12 +140,12 @@ def reminder(game_id: str, seat: int, since: int) -> bool:
     store = context.store()
     table = games.load(store, game_id)
     decision = table.decision_of(seat)
-    to = _recipient(store, table, seat)
+    to = seats.recipient(store, table, seat)
     if table.status != games.RUNNING or decision is None or decision["since"] != since or to is None:
         return False
     if not _claim(store, game_id, f"reminder:{seat}:{since}"):
         return False
-    frame = _frame(table)
+    frame = seats.frame(table, MailSettings.from_env().domain)
     view = table.game.view(table.state, seat)
     _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
                                  deadlines.now(), table.game.default_move(table.state, seat), _reply(table, seat)))

@@ -1,4 +1,5 @@
-"""Replies to mails as RQ jobs: one per kept mail (queued by `service.inbound.endpoint`, with retries).
+"""Replies to mails as RQ jobs: one per kept mail, queued with its retries by
+`service.followups.Queued.play_reply`.
 
 The job plays the mail through `service.inbound.replies`, which re-reads everything, so a retry or a
 second job for the same mail plays nothing twice; after the last retry the mail is marked failed and

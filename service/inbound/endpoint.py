@@ -1,10 +1,11 @@
 """`POST /inbound/sendgrid`: where SendGrid's Inbound Parse posts every mail sent to a reply address.
 
-It only keeps the post (`inbox`) and queues the job that plays it (`workers.replies`), so it answers
-at once and a slow or failing job loses nothing: the mail stays kept and is retried. A post of a mail
-already kept queues nothing more, unless that mail is still waiting (it was kept but never queued,
-or its job gave up) and no other post has just dispatched it. Without workers (PALAZZO_JOBS=inline) the reply is played inside
-the request. The endpoint exists only with PALAZZO_INBOUND_SECRET set, which the caller proves either
+It only keeps the post (`inbox`) and hands it to the store's followups (`play_reply`), which queue
+the job that plays it (`workers.replies`), so it answers at once and a slow or failing job loses
+nothing: the mail stays kept and is retried. A post of a mail already kept queues nothing more,
+unless that mail is still waiting (it was kept but never queued, or its job gave up) and no other
+post has just dispatched it. Without workers (PALAZZO_JOBS=inline) the reply is played inside the
+request. The endpoint exists only with PALAZZO_INBOUND_SECRET set, which the caller proves either
 in the path (`/inbound/sendgrid/<secret>`) or as the password of HTTP basic auth; anything else is a
 404 or a 401 problem document. It is no part of the public API, so it stays out of the OpenAPI spec.
 """
@@ -14,23 +15,18 @@ import hmac
 import logging
 
 from flask import Blueprint, Response, current_app, jsonify, request
-from rq import Callback, Retry
 
 from service import web
-from service.followups import Queued
 from service.inbound import inbox, message
 from service.inbound.replies import Replies
 from service.mail.settings import MailSettings
 from service.problems import Problem, render
-from service.store import Store
 
 log = logging.getLogger(__name__)
 bp = Blueprint("inbound", __name__)
 
 PATH = "/inbound/sendgrid"
 MAX_BYTES = 10 * 1024 * 1024  # Inbound Parse posts whole mails, attachments too (it takes up to 30 MB)
-JOB, GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
-RETRY_SECONDS = [10, 60, 300]
 DISPATCH_SECONDS = 60  # a post that finds its mail dispatched this recently is a duplicate, whatever its status
 
 
@@ -47,29 +43,15 @@ def sendgrid(secret: str | None) -> Response:
         return render(Problem("bad_inbound", "this is not an Inbound Parse post: it has neither 'from' nor 'email'"))
     store = web.store()
     key = inbox.key_of(message.message_id_of(fields), fields)
-    inbox.keep(store.redis, key, fields)
-    if inbox.state(store.redis, key).get("status") not in inbox.PENDING or not inbox.claim(
+    if inbox.keep(store.redis, key, fields) not in inbox.PENDING or not inbox.claim(
             store.redis, key, "dispatch", DISPATCH_SECONDS):
         return jsonify(status="duplicate", message=key)
     try:
-        return jsonify(status=dispatch(store, key), message=key)
+        status = store.followups.play_reply(Replies(store, web.links(), MailSettings.from_env()), key)
     except Exception:
         inbox.unclaim(store.redis, key, "dispatch")  # the provider posts again, and that post dispatches it
         raise
-
-
-def dispatch(store: Store, key: str) -> str:
-    """Queue the job that plays the kept mail, or play it now when there are no workers."""
-    if not isinstance(store.followups, Queued):
-        return Replies(store, web.links(), MailSettings.from_env()).handle(key)
-    inbox.update(store.redis, key, status=inbox.QUEUED)
-    try:
-        store.followups.queue.enqueue(JOB, key, job_id=f"pz-reply-{key}", on_failure=Callback(GAVE_UP),
-                                      retry=Retry(max=len(RETRY_SECONDS), interval=RETRY_SECONDS))
-    except Exception:
-        inbox.update(store.redis, key, status="received")
-        raise
-    return inbox.QUEUED
+    return jsonify(status=status, message=key)
 
 
 def _refusal(secret: str | None) -> Problem | None:

@@ -34,14 +34,16 @@ def _key(key: str, part: str) -> str:
     return f"{PREFIX}:inbound:{{{key}}}:{part}"
 
 
-def keep(redis: Redis, key: str, fields: dict[str, str]) -> bool:
-    """Store a post's fields unless its mail is known already; True when it is new."""
+def keep(redis: Redis, key: str, fields: dict[str, str]) -> str:
+    """Store a post's fields unless its mail is known already, and return the mail's status (received
+    when it is new) in the same round trip: its keys share one cluster slot, so one transaction."""
     with redis.pipeline(transaction=True) as pipe:
         pipe.set(_key(key, "raw"), dumps(fields), nx=True, ex=TTL)
         pipe.hsetnx(_key(key, "state"), "status", "received")
         pipe.expire(_key(key, "state"), TTL)
-        new, _, _ = pipe.execute()
-    return bool(new)
+        pipe.hget(_key(key, "state"), "status")
+        *_, status = pipe.execute()
+    return status
 
 
 def fields(redis: Redis, key: str) -> dict[str, str] | None:

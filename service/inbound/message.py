@@ -30,7 +30,6 @@ class Inbound:
 
     sender: str
     recipients: list[str]
-    subject: str = ""
     text: str = ""
     message_id: str | None = None
     answers: list[str] = field(default_factory=list)
@@ -54,8 +53,7 @@ def read(fields: Mapping[str, str]) -> Inbound:
     answers += reversed(MESSAGE_ID.findall(headers.get("References") or ""))
     sender = parseaddr(fields.get("from") or headers.get("From") or "")[1]
     return Inbound(
-        sender=sender.strip(), recipients=recipients, subject=str(fields.get("subject") or headers.get("Subject") or ""),
-        text=text, message_id=message_id_in(headers), answers=answers,
+        sender=sender.strip(), recipients=recipients, text=text, message_id=message_id_in(headers), answers=answers,
         spf=fields.get("SPF") or fields.get("spf") or None, dkim=fields.get("dkim") or None,
         envelope_from=envelope.get("from") if isinstance(envelope.get("from"), str) else None,
         automatic=_automatic(headers),

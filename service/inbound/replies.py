@@ -7,10 +7,10 @@ mail loop (our answers say they are automatic, RFC 3834); the address must be a 
 address (`address.seat_of`; else the mail is ignored, unanswered, as nobody can be told); the sender
 must be the seat's address, compared as the service stores addresses (case-insensitive); SPF or DKIM
 must have passed when the post says how they went. A mail that fails the last two is not played, and
-the seat's own address (never the sender) is told, at most once an hour. Then the reply must answer
-the seat's decision still pending: the decision a mail is about is named in its Message-ID, which the
-reply quotes (`headers.decision_in`); a reply that quotes none answers the decision pending now, and
-standing orders may answer any mail.
+the seat's own address (never the sender) is told, at most once an hour, unless its player takes no
+mail (`seats.recipient`). Then the reply must answer the seat's decision still pending: the decision
+a mail is about is named in its Message-ID, which the reply quotes (`headers.decision_in`); a reply
+that quotes none answers the decision pending now, and standing orders may answer any mail.
 
 `handle` reads the mail and its state again each time, so a retry after any failure carries on where
 the last try stopped: the moves read from a mail are stored before the first is played, each is played
@@ -23,20 +23,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import Unreadable, grammar_of, read_commands
-from service import deadlines, games, playing, preferences, tokens
+from service import deadlines, games, playing, tokens
 from service.inbound import address, inbox, message
 from service.links import Links
-from service.mail import headers, render
+from service.mail import headers, render, seats
 from service.mail.settings import MailSettings
 from service.problems import Problem
 from service.store import Store
-from service.web import unsubscribe
-from service.web.oneclick import answer_links
 
 log = logging.getLogger(__name__)
 
-FINAL = frozenset({"applied", "refused", "stale", "help", "closed", "ignored"})
 STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed"}
+FINAL = frozenset(STATUS.values()) | {"ignored"}
 NOTICE_EVERY = 3600  # seconds between two notices to a seat about mail for it that was not played
 CLOSED = {games.OPEN: "The game has not started yet.", games.PAUSED: "The game is paused; reply once it goes on.",
           games.FINISHED: "The game is over.", games.CANCELLED: "The game was cancelled."}
@@ -76,18 +74,20 @@ class Replies:
         if entry.get("bot") or not entry.get("email_hash"):
             return self._finish(key, "ignored", "nobody plays this seat by mail", game_id, seat)
         if tokens.email_hash(mail.sender) != entry["email_hash"]:
-            self._notice(table, seat, "it came from another address than the one your seat has.")
+            self._notice(table, seat, "not_yours", "it came from another address than the one your seat has.")
             return self._finish(key, "refused", f"sent from {mail.sender or 'no address'}, not the seat's", game_id, seat)
         if message.authenticated(mail) is False:
-            self._notice(table, seat, "its sender's mail provider could not vouch for it (SPF and DKIM failed).")
+            self._notice(table, seat, "unverified",
+                         "it gave your address as its sender, but your mail provider did not vouch that you "
+                         "sent it (SPF and DKIM failed).")
             return self._finish(key, "refused", "SPF and DKIM failed", game_id, seat)
         plan = state.get("plan")
         if plan is None:
             plan = _read(table, seat, mail)
             if "moves" in plan:
                 inbox.update(redis, key, plan=plan, game=game_id, seat=seat)
-        outcome = self._play(table, seat, plan, key) if "moves" in plan else plan
-        self._answer(game_id, seat, mail, outcome, key)
+        outcome, table = self._play(table, seat, plan, key) if "moves" in plan else (plan, table)
+        self._answer(table, seat, mail, outcome, key)
         detail = outcome.get("reason") or "; ".join(outcome.get("done") or []) or outcome["kind"]
         return self._finish(key, STATUS[outcome["kind"]], detail, game_id, seat)
 
@@ -98,9 +98,10 @@ class Replies:
         seat = int(state["seat"]) if state.get("seat") else None
         self._finish(key, "failed", reason, state.get("game"), seat)
 
-    def _play(self, table: games.Table, seat: int, plan: dict[str, Any], key: str) -> render.Outcome:
+    def _play(self, table: games.Table, seat: int, plan: dict[str, Any], key: str
+              ) -> tuple[render.Outcome, games.Table]:
         """Play the planned moves in order against the decision the reply answered; the first one
-        refused stops the rest."""
+        refused stops the rest. Returns the outcome and the game as last read, which the answer shows."""
         done: list[str] = []
         seen = plan["seen"]
         for index, move in enumerate(plan["moves"]):
@@ -111,43 +112,41 @@ class Replies:
                                          f"reply:{key}:{index}")
             except Problem as problem:
                 if problem.code == "stale_version" and not done:
-                    return {"kind": "stale"}
-                return {"kind": "refused", "done": done, "reason": problem.detail, "line": plan["lines"][index]}
+                    return {"kind": "stale"}, table
+                return {"kind": "refused", "done": done, "reason": problem.detail, "line": plan["lines"][index]}, table
             done.append(body["label"])
             seen = body["version"]
             table = games.load(self.store, table.id)
-        return {"kind": "done", "done": done, "ignored": plan["ignored"]}
+        return {"kind": "done", "done": done, "ignored": plan["ignored"]}, table
 
-    def _answer(self, game_id: str, seat: int, mail: message.Inbound, outcome: render.Outcome, key: str) -> None:
-        """Mail the seat what became of its reply, once (a failed send frees the claim for the retry)."""
-        if not inbox.claim(self.store.redis, key, "answer"):
+    def _answer(self, table: games.Table, seat: int, mail: message.Inbound, outcome: render.Outcome,
+                key: str) -> None:
+        """Mail the seat what became of its reply, as `table` now stands, once (a failed send frees
+        the claim for the retry); nothing to a player who takes no mail."""
+        to = seats.recipient(self.store, table, seat)
+        if to is None or not inbox.claim(self.store.redis, key, "answer"):
             return
         try:
-            self._send(games.load(self.store, game_id), seat,
-                       {**outcome, "subject": mail.subject, "message_id": mail.message_id or ""})
+            self._send(table, seat, to, {**outcome, "message_id": mail.message_id})
         except Exception:
             inbox.unclaim(self.store.redis, key, "answer")
             raise
 
-    def _notice(self, table: games.Table, seat: int, reason: str) -> None:
-        """Tell the seat's own address that mail for its seat was not played (at most once an hour)."""
-        if inbox.claim(self.store.redis, f"notice-{table.id}-{seat}", "notice", NOTICE_EVERY):
-            self._send(table, seat, {"kind": "not_yours", "reason": reason})
+    def _notice(self, table: games.Table, seat: int, kind: str, reason: str) -> None:
+        """Tell the seat's own address that mail for its seat was not played, at most once an hour
+        (a stranger's forged mail can ask for it), and never to a player who takes no mail."""
+        to = seats.recipient(self.store, table, seat)
+        if to is not None and seats.claim(self.store, table.id, f"notice:{seat}", NOTICE_EVERY):
+            self._send(table, seat, to, {"kind": kind, "reason": reason})
 
-    def _send(self, table: games.Table, seat: int, outcome: render.Outcome) -> None:
+    def _send(self, table: games.Table, seat: int, to: render.Recipient, outcome: render.Outcome) -> None:
         """The answer, rendered from the seat's own view, with its commands while the game runs."""
-        entry = table.meta["seats"][seat]
-        time_zone = preferences.read(self.store, entry["email_hash"])["time_zone"]
-        to = render.Recipient(entry["email"], entry["name"], seat, time_zone)
         running = table.status == games.RUNNING
         pending = table.decision_of(seat) if running else None
-        links = {**(answer_links(self.links, table, seat) if pending else {}),
-                 "unsubscribe": unsubscribe.link(self.links, entry["email_hash"])}
         reply = (address.reply_for(self.links, table, seat, self.settings.reply_domain, full=outcome["kind"] == "help")
                  if running else None)
-        frame = render.Table(table.id, [s["name"] for s in table.meta["seats"]], self.settings.domain)
-        answer = render.answer(table.game.view(table.state, seat), pending, frame, to, links, deadlines.now(),
-                               outcome, reply)
+        answer = render.answer(table.game.view(table.state, seat), pending, seats.frame(table, self.settings.domain),
+                               to, seats.links_of(self.links, table, seat), deadlines.now(), outcome, reply)
         self.store.followups.send_mail(self.store, answer)
 
     def _finish(self, key: str, status: str, detail: str, game_id: str | None = None, seat: int | None = None) -> str:

@@ -70,15 +70,15 @@ class Outcome(TypedDict, total=False):
 
     `kind`: done (moves played), refused (nothing played: `reason`, at `line`), stale (it answered a
     decision that has moved on), help (the commands he may send), closed (the game is not running),
-    not_yours (a mail for his seat that did not come from his address). `done` lists the moves
-    played, `ignored` the lines not read, `subject` and `message_id` are his mail's."""
+    not_yours (a mail for his seat that did not come from his address), unverified (a mail from his
+    address that SPF and DKIM did not vouch for). `done` lists the moves played, `ignored` the lines
+    not read, `message_id` is his mail's, which the answer threads under."""
     kind: str
     done: list[str]
     reason: str
     line: str
     ignored: list[str]
-    subject: str
-    message_id: str
+    message_id: str | None
 
 
 @dataclass(frozen=True)
@@ -287,6 +287,7 @@ _ANSWERS: dict[str, Callable[[Outcome], str]] = {
     "help": lambda outcome: "The commands you can send",
     "closed": lambda outcome: "Not played: the game is not running",
     "not_yours": lambda outcome: "Not played: a reply for your seat from another address",
+    "unverified": lambda outcome: "Not played: a reply in your name that could not be verified",
 }
 
 
@@ -313,7 +314,7 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
     }
     decision = (to.seat, pending["since"]) if reply is not None and pending is not None and "since" in pending else None
     return _mail(f"reply_{outcome['kind']}", _ANSWERS[outcome["kind"]](outcome), facts, table, to, links,
-                 reply=reply, decision=decision, answering=outcome.get("message_id") or None, template="answer",
+                 reply=reply, decision=decision, answering=outcome.get("message_id"), template="answer",
                  automatic=True)
 
 
