@@ -40,14 +40,16 @@ class Played:
 
 def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout: bool = False,
          bot: str | None = None, answer: Callable[[Table, list[dict[str, Any]]], dict] | None = None,
-         idempotency_key: str | None = None, also: Callable[[Any], None] | None = None) -> Played:
+         idempotency_key: str | None = None, also: Callable[[Any], None] | None = None,
+         follow: bool = True) -> Played:
     """Apply one move to the table as loaded and commit it at the table's revision.
 
     The outcome may be a refusal (stale, status, duplicate): the caller decides what that means.
     A private move (the vocabulary says so, and it changed nobody's pending decision) changes only the
     revision: no version, no event, and the log gets it only before the next public move. With
     `answer`, the document it builds from the new table is stored under `idempotency_key` in the same
-    atomic step; `also` rides along in the commit's round trip (`Store.commit`). Raises Problem(422)
+    atomic step; `also` rides along in the commit's round trip (`Store.commit`). Without `follow`, the
+    caller tells the followups itself (after several moves of one turn, say). Raises Problem(422)
     with the engine's code for an illegal move.
     """
     if table.status != RUNNING:
@@ -95,7 +97,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     )
     if outcome.outcome != "ok":
         return Played(outcome, table, [])
-    follow_up(store, new)
+    if follow:
+        follow_up(store, new)
     return Played(outcome, new, events, body)
 
 
@@ -170,13 +173,13 @@ def check_seen(table: Table, seat: int, move: dict[str, Any], seen: int) -> None
 
 def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: int,
            answer: Callable[[Table, list[dict[str, Any]]], dict], idempotency: str | None = None,
-           also: Callable[[Any], None] | None = None) -> tuple[dict[str, Any], bool]:
+           also: Callable[[Any], None] | None = None, follow: bool = True) -> tuple[dict[str, Any], bool]:
     """A player's move against what he saw at version `seen`: (the answer, whether it is a replay).
 
     A commit lost to somebody else's move is tried again on the new state, as long as the seat's
     own decision is still the one he saw. With an Idempotency-Key, the answer is stored with the
     move in one atomic step, so a retry (after any crash) gets it verbatim and moves nothing. `also`
-    (the request's rate count) rides with the first commit tried.
+    (the request's rate count) rides with the first commit tried; `follow` as for `play`.
     """
     key = idempotency_key_for(table.id, seat, idempotency) if idempotency else None
     for _ in range(ATTEMPTS):
@@ -184,7 +187,7 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
         if earlier is not None:  # looked for again after a lost commit: the winner may be our twin
             return _replayed(loads(earlier), move), True
         check_seen(table, seat, move, seen)
-        played = play(store, table, seat, move, answer=answer, idempotency_key=key, also=also)
+        played = play(store, table, seat, move, answer=answer, idempotency_key=key, also=also, follow=follow)
         also = None
         outcome = played.outcome.outcome
         if outcome == "ok":

@@ -374,3 +374,33 @@ def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_fail
     assert inbox.state(store.redis, key)["status"] == "failed" and inbox.fields(store.redis, key)["text"] == "help"
     context.store.cache_clear()
     context.links.cache_clear()
+
+
+def test_lines_that_make_one_turn_are_followed_up_once_not_after_each_line(redis_url, monkeypatch):
+    """A reply of two lines (an action, then 'end') tells the followups once, after both: after each,
+    a worker would mail the seat the decision between them, already answered when he reads it."""
+    from rq import Queue
+
+    from engine.pof import writing
+    from service import games, playing
+    from service.followups import QUEUE
+    from service.inbound import address, message
+    from service.inbound.replies import Replies
+    from service.mail.settings import MailSettings
+    monkeypatch.setenv("PALAZZO_MAIL_DOMAIN", DOMAIN)
+    app = make_app(redis_url, JOBS="rq", INBOUND_SECRET=SECRET)
+    store, links = app.extensions["palazzo.store"], app.extensions["palazzo.links"]
+    created = app.test_client().post("/api/v1/games", json={"game": "princes-of-florence", "seed": 5, "seats": SEATS})
+    table = games.start(store, games.load(store, created.get_json()["game"]["id"]))
+    while not (table.decision_of(0) or {}).get("kind") == "action":  # everyone's defaults up to Ann's first turn
+        seat = table.pending[0]["seat"]
+        table = playing.play(store, table, seat, table.game.default_move(table.state, seat)).table
+    action = next(m for m in table.game.legal_moves(table.state, 0) if m["type"] not in ("end_turn", "sell_prestige"))
+    queue = Queue(QUEUE, connection=store.followups.connection)
+    queue.empty()
+    fields = parse_fields(ANN, address.address(links, table.id, 0, DOMAIN), f"{writing.write(action)}\nend")
+    key = inbox.key_of(message.message_id_of(fields), fields)
+    inbox.keep(store.redis, key, fields)
+    assert Replies(store, links, MailSettings.from_env()).handle(key) == "applied"
+    notified = [job for job in queue.get_jobs() if job.func_name == "workers.notify.game"]
+    assert len(notified) == 1 and notified[0].id.endswith(f"-{games.load(store, table.id).version}")

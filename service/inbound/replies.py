@@ -101,23 +101,31 @@ class Replies:
     def _play(self, table: games.Table, seat: int, plan: dict[str, Any], key: str
               ) -> tuple[render.Outcome, games.Table]:
         """Play the planned moves in order against the decision the reply answered; the first one
-        refused stops the rest. Returns the outcome and the game as last read, which the answer shows."""
+        refused stops the rest. Returns the outcome and the game as last read, which the answer shows.
+
+        The followups (bots, decision mails) are told once, after the last move played: lines that make
+        one turn would otherwise mail the seat the decisions between them, already answered when read.
+        """
         done: list[str] = []
         seen = plan["seen"]
+        outcome: render.Outcome = {"kind": "done", "done": done, "ignored": plan["ignored"]}
         for index, move in enumerate(plan["moves"]):
             label = table.game.describe(move)
             try:
                 body, _ = playing.submit(self.store, table, seat, move, seen,
                                          lambda after, events, label=label: {"label": label, "version": after.version},
-                                         f"reply:{key}:{index}")
+                                         f"reply:{key}:{index}", follow=False)
             except Problem as problem:
                 if problem.code == "stale_version" and not done:
                     return {"kind": "stale"}, table
-                return {"kind": "refused", "done": done, "reason": problem.detail, "line": plan["lines"][index]}, table
+                outcome = {"kind": "refused", "done": done, "reason": problem.detail, "line": plan["lines"][index]}
+                break
             done.append(body["label"])
             seen = body["version"]
             table = games.load(self.store, table.id)
-        return {"kind": "done", "done": done, "ignored": plan["ignored"]}, table
+        if done:
+            games.follow_up(self.store, table)
+        return outcome, table
 
     def _answer(self, table: games.Table, seat: int, mail: message.Inbound, outcome: render.Outcome,
                 key: str) -> None:
