@@ -25,8 +25,22 @@ MAX_PAUSES = 3
 MISSED_TURNS = 3  # timeouts in a row after which a bot stands in, unless the game says otherwise
 
 
+class Seated:
+    """What a whole game (Table) and a listed one (Head) share: its id and meta, so who sits where
+    reads the same from either."""
+
+    id: str
+    meta: dict[str, Any]
+
+    def seat_of_email(self, email: str | None) -> int | None:
+        for number, seat in enumerate(self.meta["seats"]):
+            if email and seat.get("email_hash") == email:
+                return number
+        return None
+
+
 @dataclass
-class Table:
+class Table(Seated):
     """One hosted game as loaded from Redis at one revision (the engine object is `game`).
 
     `private_moves` holds, per seat, the last private move (standing orders) made since the last
@@ -42,12 +56,6 @@ class Table:
     pending: list[dict[str, Any]]
     private_moves: dict[str, Any] = field(default_factory=dict)
     game: Any = field(repr=False, default=None)
-
-    def seat_of_email(self, email: str | None) -> int | None:
-        for number, seat in enumerate(self.meta["seats"]):
-            if email and seat.get("email_hash") == email:
-                return number
-        return None
 
     def bot_for(self, seat: int) -> str | None:
         """The bot that plays this seat (its moves are queued as jobs), or None for a player."""
@@ -69,7 +77,7 @@ LOAD_FIELDS = ("meta", "state", "pending", "private_moves")
 
 
 @dataclass
-class Head:
+class Head(Seated):
     """What a list of games shows of each: read without its state, in one round trip for all."""
 
     id: str

@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from service import mailbox
 from service.web import session
 from tests.browser import CHROMIUM, Served, launch, screenshot
-from tests.conftest import bearer, make_app, new_game, seat_tokens, signed_ago
+from tests.conftest import bearer, mailed_link, make_app, new_game, seat_tokens, signed_ago
 from tests.web_client import send, table
 from tests.web_leaks import leaked, text_of
 from tests.web_player import Follow, Page, Submit, next_step
@@ -88,11 +87,6 @@ def _do(page, step: Submit | Follow) -> None:
         form.locator('button[type="submit"]').click()
 
 
-def _mailed_link(app, to: str) -> str:
-    message = [m for m in mailbox.outbox(app.extensions["palazzo.store"]) if m["to"] == to][-1]
-    return re.search(r"(http://127\.0\.0\.1:\d+/sign-in\?link=\S+)", message["text"]).group(1)
-
-
 def _create(page, seed: int, email: str | None = None) -> str:
     """Fill the open create page: Ann (a person, with `email` if given) against two bots; its game id."""
     page.fill("#name0", "Ann")
@@ -120,8 +114,7 @@ def test_a_whole_game_through_the_pages_with_javascript_off(browse, served):
 
     player = browse(java_script_enabled=False)
     page = player.new_page()
-    link = _mailed_link(app, "ann@example.org")
-    _open(page, link)
+    _open(page, f"{base}/sign-in?link={mailed_link(app, 'ann@example.org')}")
     screenshot(page, "sign-in-link")
     with page.expect_navigation():
         page.get_by_role("button", name="Sign in").click()

@@ -31,6 +31,7 @@ def test_a_game_created_from_the_page_is_the_apis_game(app, client):
     assert answer.status_code == 303
     game_id = _game_id(answer)
     created = table(app, game_id)
+    assert [key.split(":")[-2] for key in _games_in(app)] == [game_id]
     assert created.status == "running" and [s["name"] for s in created.meta["seats"]] == ["Ann", "Bo", "Robo"]
     assert created.meta["deadlines"] == {"bid": 7200, "turn": 172800} and created.meta["missed_turns"] == 2
     assert created.meta["seats"][2]["bot"] == "greedy"
@@ -57,7 +58,12 @@ def test_a_bad_game_form_says_why_and_creates_nothing(app, client, fields, words
     assert answer.status_code == 422
     assert words in answer.get_data(as_text=True).lower()
     assert 'value="Ann"' in answer.get_data(as_text=True)  # what was typed stays
-    assert not app.extensions["palazzo.store"].redis.keys("pz:{*}:game")
+    assert not _games_in(app)
+
+
+def _games_in(app) -> list[str]:
+    """Every game hash in the store (`store.game_key(id, "game")`: pz:{shard}:<id>:game)."""
+    return list(app.extensions["palazzo.store"].redis.scan_iter(match="pz:{*}:*:game"))
 
 
 def test_the_host_pauses_resumes_hands_over_and_cancels(app, client):
@@ -72,6 +78,9 @@ def test_the_host_pauses_resumes_hands_over_and_cancels(app, client):
     assert "paused until" in client.get(host_url).get_data(as_text=True)
     assert post("resume").status_code == 303 and table(app, game_id).status == "running"
     assert post("start").status_code == 409 and post("explode").status_code == 404
+    unread = client.post(f"{host_url}/seats/1", data={"csrf": csrf(client, host_url), "name": "Cy", "email": "cy"})
+    assert unread.status_code == 422
+    assert "not handed over (email: An email address must have an @-sign.)" in unread.get_data(as_text=True)
     handed = client.post(f"{host_url}/seats/1", data={"csrf": csrf(client, host_url), "name": "Cy", "player": "random"})
     assert handed.status_code == 303 and table(app, game_id).meta["seats"][1]["bot"] == "random"
     assert "Seat 2 is now Cy" in client.get(host_url).get_data(as_text=True)

@@ -113,6 +113,7 @@ def test_a_double_submit_plays_once(app, client, one_human):
 @pytest.mark.parametrize("changes, status, words", [
     ({"type": "teleport"}, 422, "no move called"),
     ({"professions": ["astronomer"]}, 422, "refused"),
+    ({"professions": ["nobody", "astronomer", "poet"]}, 422, "could not be read (professions 1: Must be one of"),
     ({"version": "seven"}, 400, "version"),
     ({"csrf": "forged"}, 403, "nothing was done"),
 ])

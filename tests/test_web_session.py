@@ -9,7 +9,7 @@ import pytest
 from service.web import session
 from service.web.seat_link import seat_url
 from tests.conftest import make_app, mailed_link, new_game, signed_ago
-from tests.web_client import csrf, path, table
+from tests.web_client import csrf, enter_seat, path, table
 
 pytest.importorskip("engine.pof")
 
@@ -70,7 +70,7 @@ def test_the_sign_in_page_mails_a_link_and_says_the_same_for_anyone(app, client)
 
 def test_the_api_never_takes_the_session_cookie(app, client):
     game_id = _game(client)
-    client.get(path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 0)))
+    enter_seat(app, client, game_id, 0)
     assert client.get(f"/games/{game_id}").status_code == 200  # the page knows the seat
     assert client.get("/api/v1/me/turns").status_code == 401
     listed = client.get(f"/api/v1/games/{game_id}/moves")
@@ -81,7 +81,7 @@ def test_the_api_never_takes_the_session_cookie(app, client):
 
 def test_a_form_without_the_sessions_csrf_token_changes_nothing(app, client):
     game_id = _game(client)
-    client.get(path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 0)))
+    enter_seat(app, client, game_id, 0)
     rev = table(app, game_id).rev
     move = {"type": "keep_professions", "version": str(table(app, game_id).version),
             "professions": table(app, game_id).state["pending"][0]["private"]["dealt"][:3]}
@@ -95,7 +95,7 @@ def test_a_form_without_the_sessions_csrf_token_changes_nothing(app, client):
 
 def test_sign_out_ends_the_session(app, client):
     game_id = _game(client)
-    client.get(path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 0)))
+    enter_seat(app, client, game_id, 0)
     assert client.get(f"/games/{game_id}").status_code == 200
     assert client.post("/sign-out", data={"csrf": csrf(client)}).status_code == 303
     assert client.get(f"/games/{game_id}").status_code == 303  # to the spectator page
@@ -107,9 +107,11 @@ def test_an_expired_or_tampered_link_shows_its_page(app, client):
     key = table(app, game_id).meta["seats"][0]["email_hash"]
     fresh = signed_ago("seat", {"g": game_id, "s": 0, "k": key}, 0)
     assert client.get(f"/seat?t={fresh}").status_code == 303
-    expired = app.test_client().get(f"/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
+    opener = app.test_client()
+    expired = opener.get(f"/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
     assert expired.status_code == 403 and b"This link has expired" in expired.data
-    assert b"Mail me a sign-in link" in expired.data and session.COOKIE not in expired.headers.get("Location", "")
+    assert b"Mail me a sign-in link" in expired.data
+    assert opener.get(f"/games/{game_id}").status_code == 303, "an expired link grants no seat: to the spectator page"
     tampered = fresh[:-3] + ("AAA" if not fresh.endswith("AAA") else "BBB")
     shown = app.test_client().get(f"/seat?t={tampered}")
     assert shown.status_code == 403 and b"not a link we sent" in shown.data
@@ -126,9 +128,13 @@ def test_a_seat_handed_to_someone_else_drops_out_of_the_old_session(app, client)
     game_id = created["game"]["id"]
     link = path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 2))
     assert client.get(link).status_code == 303 and client.get(f"/games/{game_id}").status_code == 200
+    home = client.get("/").get_data(as_text=True)
+    assert f'data-game="{game_id}"' in home and "It waits for you" in home
     host = {"Authorization": f"Bearer {created['tokens']['host']}"}
     assert client.put(f"/api/v1/games/{game_id}/seats/2", headers=host, json={"name": "Dee"}).status_code == 200
     assert client.get(f"/games/{game_id}").status_code == 303
+    home = client.get("/").get_data(as_text=True)
+    assert f'data-game="{game_id}"' not in home and "It waits for you" not in home
     assert app.test_client().get(link).status_code == 403
 
 

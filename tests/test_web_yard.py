@@ -38,4 +38,4 @@ def test_a_corrected_shape_in_the_data_shows_at_once(monkeypatch):
     monkeypatch.setitem(BUILDINGS["tower"], "shape", [[0, 0], [1, 0], [1, 1]])
     after = str(piece_picture("tower"))
     assert before != after and after.count("<rect") == 3
-    assert 'width="44" height="44"' not in before and 'viewBox="0 0 30 30"' in after
+    assert 'viewBox="0 0 44 16"' in before and 'viewBox="0 0 30 30"' in after  # 3 squares in a row; 2 by 2

@@ -76,7 +76,7 @@ def next_step(page: Page, done: set[str]) -> Submit | Follow | None:
     if kind == "bid":
         item = page.attr("data-lot-item")
         bid = page.submit("bid")
-        amount = int(bid.form.data() and dict(bid.form.fields).get("amount", "0")) if bid else 0
+        amount = int(dict(bid.form.fields).get("amount", "0")) if bid else 0
         if bid and item in (*LANDSCAPES, "architect") and amount <= BID_UP_TO:
             return bid
         return page.submit("step_out")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.games import Table
+from service.games import Seated, Table
 from service.problems import Problem
 from service.web.session import Visitor
 
@@ -14,14 +14,16 @@ def seat_key(entry: dict[str, Any]) -> str | None:
     return entry.get("email_hash") or entry.get("token")
 
 
-def seat_of(visitor: Visitor, table: Table) -> int | None:
+def seat_of(visitor: Visitor, game: Seated) -> int | None:
+    """The seat the game gives this visitor now: by his address, else by a seat grant whose key the
+    seat still carries. A whole game or a listed one (a Head), so every page asks the same."""
     if visitor.email:
-        seat = table.seat_of_email(visitor.email)
+        seat = game.seat_of_email(visitor.email)
         if seat is not None:
             return seat
-    seats = table.meta["seats"]
+    seats = game.meta["seats"]
     for game_id, seat, key in visitor.seats:
-        if game_id == table.id and 0 <= seat < len(seats) and key and seat_key(seats[seat]) == key:
+        if game_id == game.id and 0 <= seat < len(seats) and key and seat_key(seats[seat]) == key:
             return seat
     return None
 

@@ -12,9 +12,11 @@ from typing import Any
 from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
+from engine.pof.data import ECONOMY
 from service import games, signin
 from service.problems import Problem
 from service.schemas import GameIn
+from service.web import form_errors
 from service.web import links as web_links
 from service.web import session
 from service.web import store as web_store
@@ -29,7 +31,7 @@ DEADLINES = [("setup", "keeping professions at the start"), ("auction", "choosin
 
 @bp.route("/new", methods=["GET"])
 def form() -> Response:
-    return render("create.html", values={}, errors=None, rows=ROWS, players=PLAYERS, deadlines=DEADLINES)
+    return _form({}, None)
 
 
 @bp.route("/new", methods=["POST"])
@@ -39,9 +41,9 @@ def create() -> Response:
         spec = GameIn().load(body_from(values))
         table, _, invitations = games.create(web_store(), spec, current_app.config["MIN_DEADLINE"])
     except ValidationError as error:
-        return _again(values, _messages(error.messages))
+        return _form(values, form_errors.lines(error), 422)
     except Problem as problem:
-        return _again(values, [problem.detail])
+        return _form(values, [problem.detail], 422)
     for invitation in invitations:
         signin.invite(web_store(), web_links(), invitation)
     session.sign_in(host=[table.id, table.meta["host"]])
@@ -88,15 +90,7 @@ def _seconds(hours: str) -> Any:
         return hours  # the schema refuses it with a message
 
 
-def _messages(messages: Any, path: str = "") -> list[str]:
-    """marshmallow's nested messages as lines a person reads: "seats 1 email: Not a valid email address." """
-    if isinstance(messages, dict):
-        return [line for key, value in messages.items()
-                for line in _messages(value, f"{path} {int(key) + 1 if isinstance(key, int) else key}".strip())]
-    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
-        return [f"{path.replace('_', ' ')}: {' '.join(messages)}"]
-    return [f"{path}: {messages}"]
-
-
-def _again(values: Any, errors: list[str]) -> Response:
-    return render("create.html", 422, values=values, errors=errors, rows=ROWS, players=PLAYERS, deadlines=DEADLINES)
+def _form(values: Any, errors: list[str] | None, status: int = 200) -> Response:
+    """The form, again with what was typed and why it was refused when it was."""
+    return render("create.html", status, values=values, errors=errors, rows=ROWS, players=PLAYERS, deadlines=DEADLINES,
+                  auction_step=ECONOMY["auction_step"])

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from werkzeug.datastructures import MultiDict
+
 from engine.core import Move, filled, fills
 from engine.pof import scoring
 from engine.pof.data import AUCTION_ITEMS, BUILDINGS, ECONOMY, ROUNDS
 from service.games import RUNNING, Table
 from service.mail import phrases
-from service.web import words
+from service.web import tableau, words
 from service.web.placing import piece_picture, placement
 
 SIMPLE = ("open_auction", "pass_auction", "step_out", "keep_enticement", "buy_freedom", "buy_profession",
@@ -22,22 +24,23 @@ SIMPLE = ("open_auction", "pass_auction", "step_out", "keep_enticement", "buy_fr
 Href = Callable[..., str]
 
 
-def decision(table: Table, seat: int, view: dict[str, Any], args: Any, href: Href) -> dict[str, Any] | None:
+def decision(table: Table, seat: int, view: dict[str, Any], args: MultiDict[str, str],
+             href: Href) -> dict[str, Any] | None:
     """The seat's decision and its forms, or None when nothing waits for it."""
     pending = table.decision_of(seat)
     if table.status != RUNNING or pending is None:
         return None
     game, state = table.game, table.state
     legal = game.legal_moves(state, seat)
-    details = next((d for d in view.get("pending", []) if d.get("seat") == seat), {})
-    asked = {**details, **pending}
+    asked = tableau.asked(view, pending)
     me = view["players"][seat]
     out: dict[str, Any] = {
-        "kind": pending["kind"], "words": phrases.pending(asked, view), "since": pending["since"],
+        "kind": pending["kind"], "words": phrases.pending(asked, view),
         "simple": [{"label": _label(game, move, asked), "move": move} for move in legal if move["type"] in SIMPLE],
         "entice": [{"label": game.describe(move), "move": move} for move in legal if move["type"] == "entice"],
         "bid": None, "choose": [], "split": None, "builds": [], "placing": None, "publish": [],
         "sell": me["prestige"] if me["prestige"] > 0 else 0,
+        "sell_price": ECONOMY["florins_per_prestige_when_selling"],
         "dealt": [{"name": words.name(p), **{k: words.name(v) for k, v in words.preferences(p).items()}}
                   for p in asked["private"]["dealt"]] if pending["kind"] == "keep_professions" else [],
     }
@@ -49,9 +52,8 @@ def decision(table: Table, seat: int, view: dict[str, Any], args: Any, href: Hre
         out["split"] = _split(asked)
     elif pending["kind"] == "place_landscape":
         kind = asked["landscape"]
-        out["placing"] = placement(kind, [m for m in legal if m["type"] == "place_landscape"], me,
-                                   lambda **step: href(**step), args.get("turn"), args.get("at"),
-                                   f"Where your {kind} may go")
+        out["placing"] = placement(kind, [m for m in legal if m["type"] == "place_landscape"], me, href,
+                                   args.get("turn"), args.get("at"), f"Where your {kind} may go")
     elif pending["kind"] == "action":
         out["builds"] = _builds(me, legal, href)
         chosen = args.get("piece")
@@ -62,6 +64,7 @@ def decision(table: Table, seat: int, view: dict[str, Any], args: Any, href: Hre
                                            args.get("turn"), args.get("at"), f"Where the {chosen} may go")
         out["publish"] = _publish(table, seat, me, legal, args, view["min_work_value"])
         out["actions_left"] = ECONOMY["actions_per_turn"] - view["turn"]["actions"]
+        out["actions_per_turn"] = ECONOMY["actions_per_turn"]
     return out
 
 
@@ -121,7 +124,7 @@ def _builds(me: dict[str, Any], legal: list[Move], href: Href) -> list[dict[str,
             for kind, count in places.items()]
 
 
-def _publish(table: Table, seat: int, me: dict[str, Any], legal: list[Move], args: Any,
+def _publish(table: Table, seat: int, me: dict[str, Any], legal: list[Move], args: MultiDict[str, str],
              least: int) -> list[dict[str, Any]]:
     """One form per profession that can publish: its bonus cards to tick, what each adds, and (once
     previewed) the work's value and the move that publishes it."""
@@ -135,6 +138,7 @@ def _publish(table: Table, seat: int, me: dict[str, Any], legal: list[Move], arg
         ticked = args.getlist("bonus_cards") if previewing else listed["bonus_cards"]
         entry = {
             "profession": profession, "name": words.name(profession), "base": base, "least": least,
+            "payout": base * ECONOMY["florins_per_work_point"],
             "choices": [{"value": card, "name": words.name(card), "text": words.bonus_text(card), "adds": add,
                          "checked": card in ticked} for card, add in adds.items()],
             "listed": listed, "preview": None,
@@ -156,4 +160,4 @@ def orders_form(view: dict[str, Any], seat: int) -> dict[str, Any] | None:
     limits = current.get("limits", {})
     return {"items": [{"id": item, "name": words.name(item), "limit": limits.get(item)} for item in AUCTION_ITEMS],
             "step_out_otherwise": current.get("step_out_otherwise", False), "current": current or None,
-            "for_round": current.get("round")}
+            "for_round": current.get("round"), "step": ECONOMY["auction_step"]}

@@ -18,8 +18,6 @@ from werkzeug.datastructures import MultiDict
 from engine.core import Move
 from service.problems import Problem
 
-RESERVED = ("type", "version", "csrf", "key")  # form fields that are not move fields
-
 
 def fields_of(game: Any, move: Move) -> list[tuple[str, str]]:
     """The (name, value) pairs of hidden inputs that post exactly `move`."""

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response, redirect, url_for
 
 from service import games, preferences
-from service.web import session, tableau
+from service.web import access, session, tableau
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 
@@ -24,16 +24,20 @@ def home() -> Response:
 
 
 def games_of(visitor: session.Visitor, zone: str) -> list[dict[str, Any]]:
-    """Every game this browser holds a seat at or hosts, with what it waits for (the /me/turns data)."""
+    """Every game this browser holds a seat at or hosts, with what it waits for (the /me/turns data).
+    A seat counts only while the game still gives it to him (access.seat_of), as on the seat page."""
     store = web_store()
-    held = {game_id: seat for game_id, (seat, _) in games.seats_held(store, visitor.email).items()} \
+    found = {game_id: head for game_id, (_, head) in games.seats_held(store, visitor.email).items()} \
         if visitor.email else {}
-    held.update({game_id: seat for game_id, seat, _ in visitor.seats})
     hosted = {game_id for game_id, _ in visitor.hosts}
+    granted = {game_id for game_id, _, _ in visitor.seats}
+    found.update(games.heads(store, sorted((granted | hosted) - set(found))))
     listed = []
-    for game_id, head in games.heads(store, sorted(set(held) | hosted)).items():
+    for game_id, head in found.items():
+        seat = access.seat_of(visitor, head)
+        if seat is None and game_id not in hosted:
+            continue
         names = [entry["name"] for entry in head.meta["seats"]]
-        seat = held.get(game_id)
         waiting = [{"name": names[d["seat"]], "me": d["seat"] == seat, "what": tableau.WAITING.get(d["kind"], d["kind"]),
                     "due": tableau.due(d.get("deadline_at"), zone), "at": d.get("deadline_at") or "9999"}
                    for d in head.pending] if head.status == games.RUNNING else []

@@ -16,7 +16,7 @@ from service import games, signin
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
 from service.schemas import PauseIn, SeatIn
-from service.web import access, session, tableau
+from service.web import access, form_errors, session, tableau
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -47,7 +47,8 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
         if table.status in (games.RUNNING, games.PAUSED) else []
     return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem,
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
-                  paused_until=tableau.due(out["paused_until"], zone), bots=("random", "greedy"))
+                  paused_until=tableau.due(out["paused_until"], zone), bots=("random", "greedy"),
+                  max_pauses=games.MAX_PAUSES)
 
 
 @bp.route("/games/<game_id>/host/<action>", methods=["POST"])
@@ -87,8 +88,7 @@ def replace(game_id: str, seat: int) -> Response:
         spec = SeatIn().load(body)
         table, _, invitation = games.replace_seat(web_store(), table, seat, spec)
     except ValidationError as error:
-        lines = "; ".join(f"{k}: {' '.join(v) if isinstance(v, list) else v}" for k, v in error.messages.items())
-        return _draw(table, 422, f"The seat was not handed over ({lines}).")
+        return _draw(table, 422, f"The seat was not handed over ({'; '.join(form_errors.lines(error))}).")
     except Problem as problem:
         return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
     if invitation:

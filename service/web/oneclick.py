@@ -16,11 +16,12 @@ from typing import Any
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 
 from engine.core import Move
-from service import deadlines, games, playing, preferences, web
+from service import deadlines, games, playing, web
 from service.links import Links
 from service.mail import phrases
 from service.problems import Problem
 from service.store import dumps
+from service.web import tableau
 from service.web.seat_link import seat_url
 
 ACT = "act"  # the link's purpose: the signature's salt, so no other link opens it
@@ -195,7 +196,7 @@ def _situation(table: games.Table, seat: int, answers: bool = True) -> dict[str,
     """What the seat may see now, from its own view only: its decision in words, the round, its cash,
     everyone's prestige, and (with `answers`) fresh links: its one-click answers and its seat page."""
     view = table.game.view(table.state, seat)
-    names = [entry["name"] for entry in table.meta["seats"]]
+    names = tableau.names_of(table)
     players = view.get("players", [])
     fresh = answer_links(web.links(), table, seat) if answers else {"seat": None, "one_click": []}
     return {
@@ -213,13 +214,10 @@ def _decision(table: games.Table, seat: int, view: dict[str, Any], names: list[s
     decision = table.decision_of(seat)
     if table.status != games.RUNNING or decision is None:
         return None
-    details = next((d for d in view.get("pending", []) if d.get("seat") == seat), {})
-    due = deadlines.parse(decision["deadline_at"])
     lot = (view.get("auction") or {}).get("lot") if decision["kind"] == "bid" else None
     return {
-        "words": phrases.pending({**details, **decision}, view),
-        "deadline": phrases.clock(due, _time_zone(table, seat)),
-        "relative": phrases.relative(due, deadlines.now()),
+        "words": phrases.pending(tableau.asked(view, decision), view),
+        "due": tableau.due(decision["deadline_at"], tableau.time_zone(web.store(), table, seat)),
         "lot": {"item": phrases.name(lot["item"]), "bid": lot["bid"], "leader": names[lot["leader"]]} if lot else None,
     }
 
@@ -227,14 +225,7 @@ def _decision(table: games.Table, seat: int, view: dict[str, Any], names: list[s
 def _status(table: games.Table) -> str:
     if table.status == games.PAUSED:
         return f"paused until {table.meta['paused_until']}"
-    return {games.OPEN: "not started yet", games.RUNNING: "running", games.FINISHED: "over",
-            games.CANCELLED: "cancelled"}.get(table.status, table.status)
-
-
-def _time_zone(table: games.Table, seat: int) -> str:
-    """The player's own time zone for deadlines, as his mails show them."""
-    email_hash = table.meta["seats"][seat].get("email_hash")
-    return preferences.read(web.store(), email_hash)["time_zone"] if email_hash else "UTC"
+    return tableau.STATUS.get(table.status, table.status)
 
 
 def _page(status: int, heading: str, **context: Any) -> Response:

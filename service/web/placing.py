@@ -57,7 +57,6 @@ def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, tu
                for place, move in sorted(places.items())]
     return {
         "kind": kind,
-        "count": len(moves),
         "turns": [{"index": index, "href": href(turn=index), "current": index == chosen, "places": len(by_turn[index]),
                    "picture": shape(kind, turns[index], label=f"{kind}, orientation {index + 1}")}
                   for index in open_turns],

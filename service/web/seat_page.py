@@ -19,7 +19,7 @@ from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
-from service.web import access, decision_forms, forms, session, story, tableau
+from service.web import access, decision_forms, form_errors, forms, session, story, tableau
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 
@@ -44,8 +44,12 @@ def show(game_id: str) -> Response:
 
 
 def draw(table: Table, seat: int, status: int = 200, problem: str | None = None) -> Response:
-    """The seat page as the game stands; `problem` says why a move was refused, if one was."""
+    """The seat page as the game stands; `problem` says why a move was refused, if one was.
+
+    The query holds the steps of a preview (a placement, a publish). Every move form posts to
+    /games/<id>/play, whose address has none, so a redraw after a refused move shows no preview."""
     visitor = session.current()
+    view = table.game.view(table.state, seat)
     context: dict[str, Any] = {
         "seat": seat, "game": table.game, "problem": problem, "flash": session.take_flash(),
         "host": access.is_host(visitor, table), "play_url": url_for("seat_page.play", game_id=table.id),
@@ -54,28 +58,13 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None)
         moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []
         brief = {"game_id": table.id, "version": table.version, "status": table.status,
                  "log_total": web_store().feed_length(table.id)}
-        return render("seat_generic.html", status, table=brief, view=table.game.view(table.state, seat),
+        return render("seat_generic.html", status, table=brief, view=view,
                       moves=[(table.game.describe(m), m) for m in moves], **context)
-    context["table"] = tableau.table_context(web_store(), table, seat)
-    args = request.args if request.method == "GET" else {}
-    context["decision"] = decision_forms.decision(table, seat, table.game.view(table.state, seat), _Args(args),
+    context["table"] = tableau.table_context(web_store(), table, seat, view)
+    context["decision"] = decision_forms.decision(table, seat, view, request.args,
                                                   lambda **step: seat_href(table.id, **step))
-    context["orders"] = (decision_forms.orders_form(table.game.view(table.state, seat), seat)
-                         if table.status == "running" else None)
+    context["orders"] = decision_forms.orders_form(view, seat) if table.status == games.RUNNING else None
     return render("seat.html", status, **context)
-
-
-class _Args:
-    """Query arguments for a redraw after a POST (none) and a GET alike."""
-
-    def __init__(self, args: Any):
-        self.args = args
-
-    def get(self, name: str) -> str | None:
-        return self.args.get(name) if self.args else None
-
-    def getlist(self, name: str) -> list[str]:
-        return self.args.getlist(name) if self.args else []
 
 
 @bp.route("/games/<game_id>/play", methods=["POST"])
@@ -89,7 +78,8 @@ def play(game_id: str) -> Response:
     try:
         move = check_move(table.game, forms.move_from(table.game, request.form))
     except ValidationError as error:
-        return draw(table, seat, 422, f"That move could not be read ({_first(error.messages)}); nothing was played.")
+        first = form_errors.lines(error)[0]
+        return draw(table, seat, 422, f"That move could not be read ({first}); nothing was played.")
     except Problem as problem:
         return draw(table, seat, problem.status, f"{problem.detail}; nothing was played.")
     key = request.form.get("key", "")[:KEY_CHARS] or None
@@ -108,15 +98,6 @@ def play(game_id: str) -> Response:
         return draw(fresh, seat, problem.status, f"{problem.detail}. Nothing was played.")
     session.flash(f"Done: {label}.")
     return redirect(url_for("seat_page.show", game_id=game_id) + "#top", 303)
-
-
-def _first(messages: Any) -> str:
-    """The first message of marshmallow's nested error dict, for a person."""
-    while isinstance(messages, dict) and messages:
-        key, messages = next(iter(messages.items()))
-    if isinstance(messages, list) and messages:
-        return str(messages[0])
-    return str(messages)
 
 
 @bp.route("/games/<game_id>/log", methods=["GET"])

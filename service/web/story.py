@@ -5,11 +5,13 @@ tell what its reader may know; a private part shows only in its own seat's log.
 """
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable
 
 from service.web.words import bonus_text, card, listing, name
 from engine.pof.view import squares_name
 
+log = logging.getLogger(__name__)
 Event = dict[str, Any]
 
 
@@ -80,18 +82,23 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
 }
 
 
-def sentence(event: Event, names: list[str], reader: int | None) -> str:
-    """One event in words; the reader's own seat is marked "(you)"."""
+def told(event: Event, names: list[str], reader: int | None) -> str:
+    """One event in words, the reader's own seat marked "(you)"; raises KeyError, IndexError or
+    TypeError for an event SENTENCES cannot tell (an unknown type, a field it lacks)."""
     def who(seat: int) -> str:
         return f"{names[seat]} (you)" if seat == reader else names[seat]
 
-    told = SENTENCES.get(event.get("type", ""))
-    if told is None:
-        return f"{name(event.get('type', 'something'))}."
+    return SENTENCES[event["type"]](event, who)
+
+
+def sentence(event: Event, names: list[str], reader: int | None) -> str:
+    """`told`, or for an event it cannot tell the type's name: a page still draws its log (and says
+    so in the server log). tests/test_web_story.py checks that no event of a whole game comes here."""
     try:
-        return told(event, who)
+        return told(event, names, reader)
     except (KeyError, IndexError, TypeError):
-        return f"{name(event['type'])}."
+        log.warning("no sentence for a %r event", event.get("type"), exc_info=True)
+        return f"{name(event.get('type') or 'something')}."
 
 
 def lines(entries: list[dict[str, Any]], names: list[str], reader: int | None) -> list[dict[str, Any]]:

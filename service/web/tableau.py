@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.pof.data import ROUNDS
+from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, games, preferences
 from service.games import Table
 from service.mail import phrases
@@ -45,9 +45,16 @@ def due(moment: str | None, zone: str) -> dict[str, str] | None:
     return {"clock": phrases.clock(at, zone), "relative": phrases.relative(at, deadlines.now()), "iso": moment}
 
 
-def table_context(store: Store, table: Table, reader: int | None) -> dict[str, Any]:
-    """Everything but the reader's own forms: header, waiting decisions, auction, seats, log, scores."""
-    view = table.game.view(table.state, reader)
+def asked(view: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
+    """A seat's pending decision with what its own view adds (the cards dealt, the payout): what the
+    forms and `phrases.pending` read."""
+    details = next((d for d in view.get("pending", []) if d.get("seat") == decision["seat"]), {})
+    return {**details, **decision}
+
+
+def table_context(store: Store, table: Table, reader: int | None, view: dict[str, Any]) -> dict[str, Any]:
+    """Everything but the reader's own forms: header, waiting decisions, auction, seats, log, scores.
+    `view` is `game.view(state, reader)`, made once by the page, which its forms read too."""
     names = names_of(table)
     zone = time_zone(store, table, reader)
     players = [principality.figures(view, seat, names, reader, cell=48 if seat == reader or reader is None else 26)
@@ -60,8 +67,7 @@ def table_context(store: Store, table: Table, reader: int | None) -> dict[str, A
         "game_id": table.id, "version": table.version, "status": table.status, "status_words": STATUS.get(table.status),
         "paused_until": due(table.meta.get("paused_until"), zone), "zone": zone,
         "round": view["round"], "rounds": ROUNDS, "phase": PHASES.get(view["phase"], view["phase"]),
-        "min_work_value": view["min_work_value"], "start_player": names[view["start_player"]],
-        "options": view["options"],
+        "min_work_value": view["min_work_value"],
         "waiting": [{"name": names[d["seat"]], "me": d["seat"] == reader, "what": WAITING.get(d["kind"], d["kind"]),
                      "kind": d["kind"], "due": due(d.get("deadline_at"), zone)} for d in table.pending]
         if table.status in (games.RUNNING, games.PAUSED) else [],
@@ -72,7 +78,6 @@ def table_context(store: Store, table: Table, reader: int | None) -> dict[str, A
         "log": story.lines(entries, names, reader)[::-1],
         "log_total": total,
         "result": _result(view, names, reader),
-        "names": names,
     }
 
 
@@ -80,7 +85,7 @@ def _turn(view: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
     turn = view.get("turn")
     if not turn:
         return None
-    return {"name": names[turn["seat"]], "actions": turn["actions"]}
+    return {"name": names[turn["seat"]], "actions": turn["actions"], "per_turn": ECONOMY["actions_per_turn"]}
 
 
 def _auction(view: dict[str, Any], names: list[str], reader: int | None) -> dict[str, Any] | None:

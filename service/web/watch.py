@@ -19,7 +19,8 @@ bp = blueprint("watch_page", __name__)
 def watch(game_id: str) -> Response:
     table = load_game(game_id)
     seat = access.seat_of(session.current(), table)
+    view = table.game.view(table.state, None)
     if table.meta["game"] != "princes-of-florence":
-        return render("watch_generic.html", game_id=table.id, view=table.game.view(table.state, None), seat=seat)
-    return render("watch.html", table=tableau.table_context(web_store(), table, None), seat=seat,
+        return render("watch_generic.html", game_id=table.id, view=view, seat=seat)
+    return render("watch.html", table=tableau.table_context(web_store(), table, None, view), seat=seat,
                   host=access.is_host(session.current(), table))

@@ -5,12 +5,10 @@ text of a prestige card (data.json states its rule as numbers), a profession's p
 """
 from __future__ import annotations
 
-from typing import Any
-
 from engine.pof.data import BONUS_CARDS, BUILDINGS, PRESTIGE_CARDS, PROFESSIONS
-from service.mail.phrases import card, florins, listing, name
+from service.mail.phrases import card, listing, name
 
-__all__ = ["card", "florins", "listing", "name", "bonus_text", "prestige_text", "preferences", "building_size", "money"]
+__all__ = ["card", "listing", "name", "bonus_text", "prestige_text", "preferences", "building_size"]
 
 _COUNTED = {
     "jugglers": "jugglers", "architects": "architects", "buildings": "buildings", "large_buildings": "large buildings",
@@ -41,7 +39,3 @@ def preferences(profession: str) -> dict[str, str]:
 
 def building_size(kind: str) -> str:
     return BUILDINGS[kind]["size"]
-
-
-def money(amount: Any) -> str:
-    return florins(amount) if isinstance(amount, int) else "?"

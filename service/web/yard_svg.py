@@ -65,13 +65,11 @@ def summary(yard: dict[str, Any]) -> str:
 
 
 def draw(yard: dict[str, Any], *, title: str, ident: str, cell: int = 48, labels: bool = True,
-         anchors: Iterable[Anchor] = (), ghost: tuple[str, list[list[int]]] | None = None,
-         marks: Iterable[tuple[int, int]] = ()) -> Markup:
+         anchors: Iterable[Anchor] = (), ghost: tuple[str, list[list[int]]] | None = None) -> Markup:
     """The yard as an inline SVG element.
 
     `anchors` become links on their squares (where a piece may go); `ghost` draws a piece not yet
-    placed (the preview); `marks` tints squares (every square some placement covers). `ident` makes
-    the element ids unique on a page.
+    placed (the preview). `ident` makes the element ids unique on a page.
     """
     margin = cell // 2 if labels else 2
     width, height = margin + GRID_COLS * cell + 2, margin + GRID_ROWS * cell + 2
@@ -98,12 +96,11 @@ def draw(yard: dict[str, Any], *, title: str, ident: str, cell: int = 48, labels
     def xy(square: tuple[int, int]) -> tuple[int, int]:
         return margin + square[1] * cell, margin + square[0] * cell
 
-    marked = set(tuple(m) for m in marks)
     for r in range(GRID_ROWS):
         for c in range(GRID_COLS):
             x, y = xy((r, c))
             index = owner.get((r, c))
-            fill = colours(placed[index][0])[0] if index is not None else ("#fde7b0" if (r, c) in marked else EMPTY)
+            fill = colours(placed[index][0])[0] if index is not None else EMPTY
             out.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="{GRID_LINE}" '
                        f'stroke-width="1"><title>{square_name((r, c))}</title></rect>')
     for index, (kind, squares) in enumerate(placed):

@@ -1,0 +1,61 @@
+"""The log's sentences: every event of whole games, as each reader's feed holds it, is told in words
+(`story.told`), none left to the fallback that only names its type."""
+from __future__ import annotations
+
+import pytest
+
+from service import games, playing
+from service.web import story
+from tests.conftest import bearer, new_game
+
+pytest.importorskip("engine.pof")
+
+POF = "princes-of-florence"
+BOT_GAMES = [  # seats, bots, options: both biddings, with and without passing on an auction
+    (3, ["random", "greedy", "random"], {"bidding": "step"}),
+    (4, ["greedy", "random", "greedy", "random"], {"bidding": "open", "auction_pass": True}),
+    (5, ["greedy", "random", "greedy", "random", "greedy"], {"bidding": "step", "auction_pass": True}),
+]
+
+
+def _hosted_games(app, client) -> list[str]:
+    """What only a deadline or the host raises: a timeout, a pause and its end, a seat handed to a bot
+    (who then plays the game out), and, in a second game, a cancel."""
+    store = app.extensions["palazzo.store"]
+    created = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"})
+    game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    assert playing.default_on(store, games.load(store, game_id), 0, force=True)[1]
+    assert client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 2}).status_code == 200
+    assert client.post(f"/api/v1/games/{game_id}/resume", headers=host).status_code == 200
+    handed = client.put(f"/api/v1/games/{game_id}/seats/0", headers=host, json={"name": "Dee", "bot": "greedy"})
+    assert handed.status_code == 200 and games.load(store, game_id).status == games.FINISHED
+    other = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"})
+    cancelled = client.post(f"/api/v1/games/{other['game']['id']}/cancel", headers=bearer(other["tokens"]["host"]))
+    assert cancelled.status_code == 200
+    return [game_id, other["game"]["id"]]
+
+
+def _feeds(app, game_id: str) -> list[tuple[int | None, dict]]:
+    """(reader, event) for every event of the game, in the spectator's feed and in each seat's."""
+    store = app.extensions["palazzo.store"]
+    seats = len(games.load(store, game_id).meta["seats"])
+    total = store.feed_length(game_id)
+    return [(reader, entry["event"]) for reader in (None, *range(seats))
+            for entry in games.events_for(store, game_id, reader, 0, total)[0]]
+
+
+def test_every_event_of_whole_games_is_told_to_every_reader(app, client):
+    played = [new_game(client, game=POF, seats=seats, bots=dict(enumerate(bots)), seed=seats,
+                       options=options)["game"]["id"] for seats, bots, options in BOT_GAMES]
+    assert all(games.load(app.extensions["palazzo.store"], game_id).status == games.FINISHED for game_id in played)
+    seen, untold = set(), []
+    for game_id in played + _hosted_games(app, client):
+        names = [entry["name"] for entry in games.load(app.extensions["palazzo.store"], game_id).meta["seats"]]
+        for reader, event in _feeds(app, game_id):
+            seen.add(event["type"])
+            try:
+                story.told(event, names, reader)
+            except (KeyError, IndexError, TypeError) as error:
+                untold.append((event["type"], reader, repr(error)))
+    assert not untold
+    assert seen == set(story.SENTENCES), "these games raise every kind of event there is a sentence for"
