@@ -32,11 +32,22 @@ class Seated:
     id: str
     meta: dict[str, Any]
 
+    def holder(self, seat: int) -> int:
+        """The seat's holder generation: 0 for its first player, one more each time the host hands it
+        to someone else. Every link, reply address and mail made for a seat names the generation it
+        was made for, and works only while the seat still has it, so none outlives its holder."""
+        return holder_of(self.meta["seats"][seat])
+
     def seat_of_email(self, email: str | None) -> int | None:
         for number, seat in enumerate(self.meta["seats"]):
             if email and seat.get("email_hash") == email:
                 return number
         return None
+
+
+def holder_of(entry: dict[str, Any]) -> int:
+    """The holder generation of a seat entry (see `Seated.holder`); entries from before it was kept are 0."""
+    return int(entry.get("holder", 0))
 
 
 @dataclass
@@ -319,6 +330,7 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]
     with store.redis.pipeline(transaction=False) as pipe:
         entry, token, invite = _seat_entry(store, table.id, seat, player, pipe)
         pipe.execute()
+    entry["holder"] = holder_of(old) + 1
     seats = list(table.meta["seats"])
     seats[seat] = entry
     try:
