@@ -14,6 +14,7 @@ from itsdangerous.encoding import base64_decode, base64_encode
 from service import games
 from service.web.oneclick import answer_links, choice
 from tests.conftest import bearer, mailed_link, new_game, seat_tokens
+from tests.web_client import follow_seat_link
 
 pof = pytest.importorskip("engine.pof")
 
@@ -46,7 +47,8 @@ def _answers(app, game_id: str, seat: int) -> dict:
 
 def _act_payload(app, game_id: str, seat: int, move: dict, **changes) -> dict:
     decision = _table(app, game_id).decision_of(seat)
-    return {"g": game_id, "s": seat, "d": decision["since"], "m": choice(_links(app), move),
+    return {"g": game_id, "s": seat, "h": _table(app, game_id).holder(seat), "d": decision["since"],
+            "m": choice(_links(app), move),
             "x": int(time.time()) + 3600, **changes}
 
 
@@ -93,7 +95,7 @@ def test_opening_a_link_never_acts(app, client, toy):
         page = client.get(url)
         assert page.status_code == 200 and b'method="post"' in page.data and b"pick 1" in page.data
         assert client.head(url).status_code == 200
-    assert client.get(_path(links["seat"])).status_code == 303  # the seat link signs in and redirects
+    assert client.get(_path(links["seat"])).status_code == 200  # the seat link only asks, too
     assert len(_log(app, game_id)) == before
     assert _table(app, game_id).decision_of(0) is not None
     assert page.headers["Cache-Control"] == "no-store" and page.headers["Referrer-Policy"] == "no-referrer"
@@ -282,8 +284,8 @@ def test_the_seat_page_shows_the_decision_from_the_seats_own_view(app, client):
     own = {p.replace("_", " ") for p in state["pending"][0]["private"]["dealt"]}
     others = {p.replace("_", " ") for d in state["pending"][1:] for p in d["private"]["dealt"]} - own
     assert others, "the seats were dealt different professions"
-    entered = client.get(_path(_answers(app, game_id, 0)["seat"]))
-    assert entered.status_code == 303  # the seat link signs in and leads to the seat page
+    entered = follow_seat_link(client, _answers(app, game_id, 0)["seat"])
+    assert entered.status_code == 303  # the seat link's button signs in and leads to the seat page
     page = client.get(entered.headers["Location"])
     text = page.data.decode()
     assert page.status_code == 200 and page.headers["Cache-Control"] == "no-store"
@@ -300,3 +302,39 @@ def test_a_link_does_not_show_the_move_it_plays(app, client):
     payload, _ = _payload(_token(answer["url"]))
     assert answer["move"]["type"] == "keep_professions"
     assert not any(name in json.dumps(payload) for name in answer["move"]["professions"])
+
+
+def test_a_seat_handed_over_takes_its_old_links_with_it(app, client):
+    """Bob's one-click links, seat link and mailed answers die when the host gives his seat away: they
+    show nothing of the newcomer's seat and play nothing for him."""
+    created = new_game(client, game="princes-of-florence", seats=3, emails=True)
+    game_id = created["game"]["id"]
+    old = _answers(app, game_id, 1)
+    cash = f"{pof.data.ECONOMY['start_cash']:,}".encode()
+    assert client.get(_path(old["one_click"][0]["url"])).status_code == 200
+    host = bearer(created["tokens"]["host"])
+    handed = client.put(f"/api/v1/games/{game_id}/seats/1", headers=host,
+                        json={"name": "Newcomer", "email": "new@example.org"})
+    assert handed.status_code == 200, handed.get_json()
+    before = _table(app, game_id)
+    for url in (old["one_click"][0]["url"],):
+        shown, acted = client.get(_path(url)), client.post("/act", data={"t": _token(url)})
+        for page in (shown, acted):
+            assert page.status_code == 403 and b"handed to someone else" in page.data
+            assert cash not in page.data and b"/seat?t=" not in page.data and b"/act?t=" not in page.data
+    assert client.get(_path(old["seat"])).status_code == 403
+    assert _table(app, game_id).rev == before.rev, "nothing was played for the newcomer"
+    fresh = _answers(app, game_id, 1)
+    assert client.get(_path(fresh["one_click"][0]["url"])).status_code == 200, "the newcomer's own links work"
+
+
+def test_no_act_page_hands_out_a_seat_link(app, client, toy):
+    game_id, tokens = toy
+    token = _token(_answers(app, game_id, 0)["one_click"][0]["url"])
+    shown = client.get(f"/act?t={token}")
+    done = client.post("/act", data={"t": token})
+    again = client.get(f"/act?t={token}")
+    assert (shown.status_code, done.status_code, again.status_code) == (200, 200, 409)
+    for page in (shown, done, again):
+        assert b"/seat?t=" not in page.data, "an act link is forwarded and scanned: it is no way into the seat"
+        assert f"/games/{game_id}".encode() in page.data

@@ -17,7 +17,7 @@ import pytest
 from service.web import session
 from tests.browser import CHROMIUM, Served, launch, screenshot
 from tests.conftest import bearer, mailed_link, make_app, new_game, seat_tokens, signed_ago
-from tests.web_client import send, table
+from tests.web_client import follow_seat_link, send, table
 from tests.web_leaks import leaked, text_of
 from tests.web_player import Follow, Page, Submit, next_step
 
@@ -64,6 +64,13 @@ def _width(png: Path) -> int:
 
 def _open(page, url: str) -> None:
     page.goto(url)
+
+
+def _enter(page, seat_link: str) -> None:
+    """Follow a seat link as its player does: the page asks, and its button signs the browser in."""
+    _open(page, seat_link)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Open my seat").click()
 
 
 def _do(page, step: Submit | Follow) -> None:
@@ -197,18 +204,18 @@ def test_links_and_stale_forms_show_the_right_page(browse, served):
     context = browse(java_script_enabled=False)
     page = context.new_page()
 
-    _open(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
+    _open(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'h': 0, 'k': key}, 8 * 24 * 3600)}")
     assert page.locator("main").get_attribute("data-error") == "link_expired"
     assert page.get_by_role("heading", name="This link has expired").is_visible()
     screenshot(page, "link-expired")
-    tampered = signed_ago("seat", {"g": game_id, "s": 0, "k": key}, 0)[:-2] + "xx"
+    tampered = signed_ago("seat", {"g": game_id, "s": 0, "h": 0, "k": key}, 0)[:-2] + "xx"
     _open(page, f"{base}/seat?t={tampered}")
     assert page.locator("main").get_attribute("data-error") == "bad_link"
     screenshot(page, "link-tampered")
     _open(page, f"{base}/games/{game_id}")
     assert page.url == f"{base}/games/{game_id}/watch", "neither link let the browser in"
 
-    _open(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 0)}")
+    _enter(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'h': 0, 'k': key}, 0)}")
     assert page.url == f"{base}/games/{game_id}"
     other = context.new_page()
     _open(other, page.url)
@@ -233,7 +240,7 @@ def test_the_page_follows_the_game_with_javascript_on(browse, served):
     tokens = seat_tokens(created)
     page = browse().new_page()
     key = table(app, game_id).meta["seats"][0]["token"]
-    _open(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 0)}")
+    _enter(page, f"{base}/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'h': 0, 'k': key}, 0)}")
     with page.expect_navigation():
         page.locator('form[data-move="keep_professions"] button').first.click()
     main = page.locator("main")
@@ -265,7 +272,7 @@ def test_the_pages_pass_axe_and_work_from_the_keyboard(browse, served):
     game_id = _create(page, seed=5)
     check("host")
     seat_link = page.get_by_label("Seat link for Ann").input_value()
-    _open(page, seat_link)
+    _enter(page, seat_link)
     assert page.url == f"{base}/games/{game_id}"
     for _ in range(30):  # tab to the first answer of the decision, and press it with the keyboard
         page.keyboard.press("Tab")
@@ -280,7 +287,7 @@ def test_the_pages_pass_axe_and_work_from_the_keyboard(browse, served):
 
     page.goto("about:blank")  # the seat page would redraw itself as the driver moves
     driver = app.test_client()  # plays the same seat on, until a work may be published with a bonus card
-    assert driver.get(seat_link.replace(base, "")).status_code == 303
+    assert follow_seat_link(driver, seat_link).status_code == 303
     done: set[str] = set()
     for _ in range(400):
         shown = Page(driver.get(f"/games/{game_id}").get_data(as_text=True))

@@ -9,7 +9,7 @@ import pytest
 from service import mailbox
 from service.mail import undelivered
 from service.mail.message import Mail
-from tests.web_client import csrf, path, table
+from tests.web_client import csrf, follow_seat_link, table
 from tests.web_forms import parse
 
 pytest.importorskip("engine.pof")
@@ -43,7 +43,7 @@ def test_a_game_created_from_the_page_is_the_apis_game(app, client):
     assert "ann@example.org" in html and "Pass this link on to Bo" in html
     bo_link = re.search(r'readonly value="([^"]+)"', html).group(1).replace("&amp;", "&")
     bo = app.test_client()
-    assert bo.get(path(bo_link)).status_code == 303
+    assert follow_seat_link(bo, bo_link).status_code == 303
     assert 'data-seat="1"' in bo.get(f"/games/{game_id}").get_data(as_text=True)
 
 

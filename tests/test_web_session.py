@@ -9,7 +9,7 @@ import pytest
 from service.web import session
 from service.web.seat_link import seat_url
 from tests.conftest import make_app, mailed_link, new_game, signed_ago
-from tests.web_client import csrf, enter_seat, path, table
+from tests.web_client import csrf, enter_seat, follow_seat_link, path, table
 
 pytest.importorskip("engine.pof")
 
@@ -105,17 +105,17 @@ def test_sign_out_ends_the_session(app, client):
 def test_an_expired_or_tampered_link_shows_its_page(app, client):
     game_id = _game(client)
     key = table(app, game_id).meta["seats"][0]["email_hash"]
-    fresh = signed_ago("seat", {"g": game_id, "s": 0, "k": key}, 0)
-    assert client.get(f"/seat?t={fresh}").status_code == 303
+    fresh = signed_ago("seat", {"g": game_id, "s": 0, "h": 0, "k": key}, 0)
+    assert follow_seat_link(client, f"/seat?t={fresh}").status_code == 303
     opener = app.test_client()
-    expired = opener.get(f"/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': key}, 8 * 24 * 3600)}")
+    expired = opener.get(f"/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'h': 0, 'k': key}, 8 * 24 * 3600)}")
     assert expired.status_code == 403 and b"This link has expired" in expired.data
     assert b"Mail me a sign-in link" in expired.data
     assert opener.get(f"/games/{game_id}").status_code == 303, "an expired link grants no seat: to the spectator page"
     tampered = fresh[:-3] + ("AAA" if not fresh.endswith("AAA") else "BBB")
     shown = app.test_client().get(f"/seat?t={tampered}")
     assert shown.status_code == 403 and b"not a link we sent" in shown.data
-    other_seat = app.test_client().get(f"/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'k': 'someone'}, 0)}")
+    other_seat = app.test_client().get(f"/seat?t={signed_ago('seat', {'g': game_id, 's': 0, 'h': 0, 'k': 'someone'}, 0)}")
     assert other_seat.status_code == 403 and b"handed to someone else" in other_seat.data
     old_sign_in = signed_ago("sign-in", {"e": key, "n": "x"}, 2 * 3600)
     late = app.test_client()
@@ -127,7 +127,7 @@ def test_a_seat_handed_to_someone_else_drops_out_of_the_old_session(app, client)
     created = new_game(client, game="princes-of-florence", seats=3)
     game_id = created["game"]["id"]
     link = path(seat_url(app.extensions["palazzo.links"], table(app, game_id), 2))
-    assert client.get(link).status_code == 303 and client.get(f"/games/{game_id}").status_code == 200
+    assert follow_seat_link(client, link).status_code == 303 and client.get(f"/games/{game_id}").status_code == 200
     home = client.get("/").get_data(as_text=True)
     assert f'data-game="{game_id}"' in home and "It waits for you" in home
     host = {"Authorization": f"Bearer {created['tokens']['host']}"}
@@ -151,3 +151,23 @@ def test_your_games_skip_an_entry_the_game_no_longer_names_you_for(app, client):
     store.redis.sadd(email_key(tokens.email_hash("ann@example.org"), "seats"), f"{other}:1")
     home = client.get("/").get_data(as_text=True)
     assert f'data-game="{game_id}"' in home and f'data-game="{other}"' not in home
+
+
+def test_a_seat_link_opened_by_another_site_signs_nobody_in(app, client):
+    """Login CSRF: a page elsewhere sends the victim's browser to the attacker's seat link. The GET only
+    asks; it neither adds the attacker's seat to the victim's session nor rotates it (his open forms keep
+    working), and a cross-site POST carries no CSRF token of his session, so it is refused too."""
+    mine = _game(client)
+    link = unquote(mailed_link(app, "ann@example.org"))
+    assert client.post("/sign-in", data={"link": link, "csrf": csrf(client, f"/sign-in?link={link}")}).status_code == 303
+    token_before = csrf(client, "/")
+    attackers = new_game(client, game="princes-of-florence", seats=3)["game"]["id"]
+    lure = path(seat_url(app.extensions["palazzo.links"], table(app, attackers), 0))
+    shown = client.get(lure)
+    assert shown.status_code == 200 and session.COOKIE not in "".join(shown.headers.getlist("Set-Cookie"))
+    forged = client.post("/seat", data={"t": lure.split("t=", 1)[1]})
+    assert forged.status_code == 403
+    home = client.get("/").get_data(as_text=True)
+    assert f'data-game="{attackers}"' not in home and f'data-game="{mine}"' in home
+    assert client.get(f"/games/{attackers}").status_code == 303, "still only a spectator there"
+    assert csrf(client, "/") == token_before, "the victim's session id did not change"

@@ -22,9 +22,17 @@ def table(app, game_id: str) -> games.Table:
 
 
 def enter_seat(app, client, game_id: str, seat: int) -> None:
-    """Open the seat's link in this client, as its player does from his mail."""
-    answer = client.get(path(seat_url(app.extensions["palazzo.links"], table(app, game_id), seat)))
+    """Open the seat's link in this client, as its player does from his mail, and press its button."""
+    answer = follow_seat_link(client, seat_url(app.extensions["palazzo.links"], table(app, game_id), seat))
     assert answer.status_code == 303, answer.status_code
+
+
+def follow_seat_link(client, url: str):
+    """A seat link as a person follows it: open it (a page with a button), then press the button."""
+    page = client.get(path(url))
+    assert page.status_code == 200 and b'action="/seat"' in page.data, page.status_code
+    token = page.get_data(as_text=True).split('name="t" value="')[1].split('"')[0]
+    return client.post("/seat", data={"t": token, "csrf": csrf(client, path(url))})
 
 
 def csrf(client, url: str = "/sign-in") -> str:

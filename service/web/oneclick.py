@@ -1,6 +1,8 @@
 """One-click answers from a mail.
 
-A link names one move for one seat's one decision (its `since`) and dies at that decision's deadline.
+A link names one move for one seat's one decision (its `since`), for the player who held the seat
+when it was mailed (the seat's holder generation), and dies at that decision's deadline or when the
+seat is handed to someone else.
 Opening it (GET) only shows a confirm page, because mail scanners open links; the confirm (POST) plays
 the move through `playing.submit` against that decision, so a stale or used link acts on nothing, and
 an idempotency key taken from the link makes a double click or a replay apply at most once.
@@ -37,7 +39,7 @@ def answer_links(links: Links, table: games.Table, seat: int) -> dict[str, Any]:
     """The seat page and the signed one-click answers to the seat's pending decision, for a mail."""
     decision = table.decision_of(seat)
     return {"seat": seat_url(links, table, seat),
-            "one_click": [{"label": label, "move": move, "url": act_url(links, table.id, seat, decision, move)}
+            "one_click": [{"label": label, "move": move, "url": act_url(links, table.id, seat, table.holder(seat), decision, move)}
                           for label, move in common_answers(table, seat)]}
 
 
@@ -64,15 +66,16 @@ def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
     return labelled
 
 
-def act_url(links: Links, game_id: str, seat: int, decision: dict[str, Any], move: Move) -> str:
-    """A link that plays `move` for the seat's decision `decision` (pending since `since`) until its deadline.
+def act_url(links: Links, game_id: str, seat: int, holder: int, decision: dict[str, Any], move: Move) -> str:
+    """A link that plays `move` for the seat's decision `decision` (pending since `since`) until its
+    deadline, while the seat is still held by generation `holder`.
 
     The link names the move only by a keyed digest (`choice`): a signed token is readable, and the
     move may hold the seat's secrets (the professions he keeps), which must not sit in a URL.
     """
     expires = int(deadlines.parse(decision["deadline_at"]).timestamp())
-    signed = links.sign(ACT, {"g": game_id, "s": seat, "d": decision["since"], "m": choice(links, move),
-                              "x": expires})
+    signed = links.sign(ACT, {"g": game_id, "s": seat, "h": holder, "d": decision["since"],
+                              "m": choice(links, move), "x": expires})
     return links.url(ACT_PAGE, t=signed)
 
 
@@ -83,11 +86,12 @@ def choice(links: Links, move: Move) -> str:
 
 @dataclass(frozen=True)
 class Answer:
-    """What an act link says: seat `seat` of game `game_id` answers the decision pending since `since`
-    with `move`, until `expires` (epoch seconds)."""
+    """What an act link says: seat `seat` of game `game_id`, held by generation `holder`, answers the
+    decision pending since `since` with `move`, until `expires` (epoch seconds)."""
 
     game_id: str
     seat: int
+    holder: int
     since: int
     choice: str
     expires: int
@@ -109,9 +113,16 @@ class Answer:
 def open_answer(links: Links, signed: str) -> Answer:
     """The answer an act link names; 403 when forged, altered, made for another purpose or too old."""
     payload = links.open(ACT, signed[:TOKEN_CHARS], MAX_AGE)
-    if not isinstance(payload, dict) or set(payload) != {"g", "s", "d", "m", "x"}:
+    if not isinstance(payload, dict) or set(payload) != {"g", "s", "h", "d", "m", "x"}:
         raise Problem("bad_link", "this is not a one-click link")
-    return Answer(payload["g"], payload["s"], payload["d"], str(payload["m"]), payload["x"])
+    return Answer(payload["g"], payload["s"], payload["h"], payload["d"], str(payload["m"]), payload["x"])
+
+
+def _holder_only(answer: Answer, table: games.Table) -> None:
+    """Refuse (403) a link mailed to a player who no longer holds its seat: it shows and plays nothing."""
+    seats = table.meta["seats"]
+    if not 0 <= answer.seat < len(seats) or table.holder(answer.seat) != answer.holder:
+        raise Problem("bad_link", "this seat has been handed to someone else, so its old links no longer work")
 
 
 @bp.route(ACT_PAGE, methods=["GET"])
@@ -120,6 +131,7 @@ def confirm() -> Response:
     signed = request.args.get("t", "")
     answer = open_answer(web.links(), signed)
     table = games.load(web.store(), answer.game_id)
+    _holder_only(answer, table)
     refusal = _refusal(answer, table)
     if refusal is not None:
         return refusal
@@ -137,6 +149,7 @@ def act() -> Response:
     answer = open_answer(web.links(), request.form.get("t", ""))
     store = web.store()
     table = games.load(store, answer.game_id)
+    _holder_only(answer, table)
     if answer.expired:
         return _expired(table, answer.seat)
     done = store.redis.get(playing.idempotency_key_for(answer.game_id, answer.seat, answer.idempotency))
@@ -194,16 +207,20 @@ def _moved_on(table: games.Table, seat: int, problem: Problem | None = None) -> 
 
 def _situation(table: games.Table, seat: int, answers: bool = True) -> dict[str, Any]:
     """What the seat may see now, from its own view only: its decision in words, the round, its cash,
-    everyone's prestige, and (with `answers`) fresh links: its one-click answers and its seat page."""
+    everyone's prestige, and (with `answers`) fresh one-click answers, bound to the same holder.
+
+    Never a seat link: a one-click link travels in mail that is forwarded and scanned, and must not
+    become a way into the whole seat; the page links to the seat page itself, which asks who you are.
+    """
     view = table.game.view(table.state, seat)
     names = tableau.names_of(table)
     players = view.get("players", [])
-    fresh = answer_links(web.links(), table, seat) if answers else {"seat": None, "one_click": []}
+    fresh = answer_links(web.links(), table, seat)["one_click"] if answers and table.decision_of(seat) else []
     return {
         "game_id": table.id, "game": table.meta["game"], "seat": seat, "name": names[seat],
         "status": _status(table), "round": view.get("round"),
         "decision": _decision(table, seat, view, names),
-        "one_click": fresh["one_click"], "seat_url": fresh["seat"],
+        "one_click": fresh, "seat_page": url_for("seat_page.show", game_id=table.id),
         "cash": players[seat].get("private", {}).get("cash") if seat < len(players) else None,
         "standings": [{"name": names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == seat}
                       for p in players if "prestige" in p],

@@ -1,13 +1,17 @@
 """A seat link (`/seat?t=...`): the way into one seat from a mail, or from the host for a seat
 without an address.
 
-The link is signed for its purpose, names the game and seat and is bound to the seat's key (its
-address or token), so it stops working when the seat is handed to someone else; it expires after a
-week. Opening it (GET) trades it for a session that holds that seat alone and redirects to the
-seat page, so the token leaves the address bar, the history and any Referer at once. It plays
-nothing, so a mail scanner that opens it gains a cookie it throws away and nothing more.
+The link is signed for its purpose, names the game and seat and is bound to the seat's holder (its
+generation and its key: its address or token), so it stops working when the seat is handed to someone
+else; it expires after a week. Opening it (GET) only shows a button, because mail scanners open links
+and because a page of another site could otherwise send a browser there and sign it in to a seat of
+the other site's choosing (login CSRF). The button posts the link back with the session's CSRF token
+(a same-origin POST) and that trades it for a session holding the seat, then redirects to the seat
+page, so the token leaves the address bar and the history at once. It plays nothing.
 """
 from __future__ import annotations
+
+from typing import Any
 
 from flask import Response, redirect, request, url_for
 
@@ -17,7 +21,7 @@ from service.problems import Problem
 from service.web import access, session
 from service.web import links as web_links
 from service.web import store as web_store
-from service.web.pages import blueprint
+from service.web.pages import blueprint, render
 
 bp = blueprint("seat_link", __name__)
 PURPOSE, PAGE = "seat", "/seat"
@@ -28,17 +32,35 @@ TOKEN_CHARS = 4000
 def seat_url(links: Links, table: games.Table, seat: int) -> str:
     """The seat's way in, for its mail (or for the host to pass on when the seat has no address)."""
     key = access.seat_key(table.meta["seats"][seat])
-    return links.url(PAGE, t=links.sign(PURPOSE, {"g": table.id, "s": seat, "k": key}))
+    return links.url(PAGE, t=links.sign(PURPOSE, {"g": table.id, "s": seat, "h": table.holder(seat), "k": key}))
 
 
-@bp.route(PAGE, methods=["GET"])
-def enter() -> Response:
-    payload = web_links().open(PURPOSE, request.args.get("t", "")[:TOKEN_CHARS], MAX_AGE)
-    if not isinstance(payload, dict) or set(payload) != {"g", "s", "k"} or not isinstance(payload["s"], int):
+def _opened(signed: str) -> tuple[games.Table, int, str]:
+    """The game, seat and seat key a link opens; 403 when it is not a seat link, or its seat has been
+    handed to someone else since it was made."""
+    payload: Any = web_links().open(PURPOSE, signed[:TOKEN_CHARS], MAX_AGE)
+    if not isinstance(payload, dict) or set(payload) != {"g", "s", "h", "k"} or not isinstance(payload["s"], int):
         raise Problem("bad_link", "this is not a seat link")
     table = games.load(web_store(), payload["g"])
     seats = table.meta["seats"]
-    if not 0 <= payload["s"] < len(seats) or not payload["k"] or access.seat_key(seats[payload["s"]]) != payload["k"]:
+    seat, key = payload["s"], payload["k"]
+    if not 0 <= seat < len(seats) or not key or access.seat_key(seats[seat]) != key \
+            or table.holder(seat) != payload["h"]:
         raise Problem("bad_link", "this seat has been handed to someone else, so its old link no longer works")
-    session.sign_in(seat=[table.id, payload["s"], payload["k"]])
+    return table, seat, key
+
+
+@bp.route(PAGE, methods=["GET"])
+def confirm() -> Response:
+    """Ask before signing in: a link opened by a scanner, or by another site, signs nobody in."""
+    signed = request.args.get("t", "")[:TOKEN_CHARS]
+    table, seat, _ = _opened(signed)
+    return render("seat_link.html", link=signed, game_id=table.id, name=table.meta["seats"][seat]["name"])
+
+
+@bp.route(PAGE, methods=["POST"])
+def enter() -> Response:
+    """The confirm button (a same-origin POST, its CSRF token checked by the blueprint): sign in to the seat."""
+    table, seat, key = _opened(request.form.get("t", ""))
+    session.sign_in(seat=[table.id, seat, key])
     return redirect(url_for("seat_page.show", game_id=table.id), 303)
