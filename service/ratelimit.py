@@ -67,37 +67,50 @@ class Window:
         pipe.get(self.current)
         pipe.get(self.previous)
 
-    def count(self, pipe: redis.client.Pipeline) -> None:
-        """Queue the counting of one request; the key outlives the window that follows it."""
-        pipe.incr(self.current)
+    def count(self, pipe: redis.client.Pipeline, cost: int = 1) -> None:
+        """Queue the counting of one request (of `cost` units); the key outlives the window that follows it."""
+        pipe.incrby(self.current, cost)
         pipe.expire(self.current, 2 * self.limit.seconds)
 
-    def retry_after(self, counters: list[str | None]) -> int | None:
-        """None when one more request fits; else whole seconds until it would (at least 1)."""
+    def retry_after(self, counters: list[str | None], cost: int = 1) -> int | None:
+        """None when `cost` more units fit; else whole seconds until they would (at least 1)."""
         current, previous = (int(value or 0) for value in counters)
         allowed = self.limit.count
-        if previous * self.weight + current + 1 <= allowed:
+        if previous * self.weight + current + cost <= allowed:
             return None
+        if cost > allowed:
+            return self.limit.seconds * 2
         span = self.limit.seconds
-        if current + 1 <= allowed:  # waiting for the previous window to slide out is enough
-            wait = span * (1 - (allowed - current - 1) / previous) - self.elapsed
+        if current + cost <= allowed:  # waiting for the previous window to slide out is enough
+            wait = span * (1 - (allowed - current - cost) / previous) - self.elapsed
         else:  # this window is full: wait for the next one, then for this one to slide out
-            wait = span - self.elapsed + span * (1 - (allowed - 1) / current)
+            wait = span - self.elapsed + span * (1 - (allowed - cost) / current)
         return max(1, math.ceil(wait))
 
 
-def hit(client: redis.Redis, limit: Limit, namespace: str, identity: str) -> int | None:
-    """Check and count one request in two round trips: None when it may go, else Retry-After seconds.
+def hit(client: redis.Redis, limit: Limit, namespace: str, identity: str, cost: int = 1) -> int | None:
+    """Check and count one request (of `cost` units, e.g. the mails it sends) in two round trips: None
+    when it may go, else Retry-After seconds.
 
     For the rare paths (mails per address, refused tokens) where the request has no commit to ride on.
     """
-    window = Window.at(limit, namespace, identity)
+    return hit_all(client, [(limit, namespace, identity)], cost)
+
+
+def hit_all(client: redis.Redis, limits: list[tuple[Limit, str, str]], cost: int = 1) -> int | None:
+    """Check several limits at once and count against all of them only when all let it go (so a refusal
+    by one uses up none of the others): None, or the longest Retry-After."""
+    windows = [Window.at(limit, namespace, identity) for limit, namespace, identity in limits]
     with client.pipeline(transaction=False) as pipe:
-        window.read(pipe)
+        for window in windows:
+            window.read(pipe)
         counters = pipe.execute()
-    wait = window.retry_after(counters)
-    if wait is None:
-        with client.pipeline(transaction=False) as pipe:
-            window.count(pipe)
-            pipe.execute()
-    return wait
+    waits = [wait for index, window in enumerate(windows)
+             if (wait := window.retry_after(counters[2 * index:2 * index + 2], cost)) is not None]
+    if waits:
+        return max(waits)
+    with client.pipeline(transaction=False) as pipe:
+        for window in windows:
+            window.count(pipe, cost)
+        pipe.execute()
+    return None
