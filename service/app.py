@@ -118,6 +118,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(page.bp)
     app.register_blueprint(pages.assets())
     app.extensions["palazzo.limit"] = ratelimit.Limit.parse(app.config["RATE_LIMIT"])
+    app.extensions["palazzo.invite_limit"] = ratelimit.Limit.parse(app.config["INVITE_LIMIT"])
     app.before_request(_identify)
     app.before_request(_refuse_bad_token)
     app.after_request(_count_request)

@@ -140,13 +140,15 @@ def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) 
     return table
 
 
-def create(store: Store, spec: dict[str, Any], min_deadline: int = 60
+def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_address: str | None = None
            ) -> tuple[Table, dict[str, Any], list[dict[str, Any]]]:
     """A new game in status open: (table, tokens to hand out once, seats to invite by mail).
 
     The creator gets the host token and the tokens of seats without an address. A seat with an
     address is only ever reached through a link mailed to it, so naming somebody's address never
     hands you his seat. With a drawn `seat_order`, seat i is the player listed at seat_order[i].
+    `host_address` is the hash of an address the creator has proved (he is signed in): the game is
+    then reachable from that account too, not only through the host token (`host_address_of`).
 
     The keys lie in several Redis Cluster slots (each token, each address, and the game's own), and
     a transaction may span one slot only, so the writes go in two steps, in an order in which a
@@ -185,6 +187,8 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60
     seat_meta, invitations = [], []
     with store.redis.pipeline(transaction=False) as pipe:
         host_token, host_id = tokens.issue(store, {"kind": "host", "game": game_id}, pipe)
+        if host_address:
+            _index_host(pipe, game_id, host_address)
         for number, seat in enumerate(seats):
             entry, token, invite = _seat_entry(store, game_id, number, seat, pipe)
             seat_meta.append(entry)
@@ -198,7 +202,7 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60
         "id": game_id, "game": game.name, "options": options, "seed": seed, "setup": setup,
         "seats": seat_meta, "deadlines": spec.get("deadlines", {}), "host": host_id,
         "created_at": deadlines.stamp(now), "pauses_used": 0, "paused_at": None, "paused_until": None,
-        "missed_turns": spec.get("missed_turns", MISSED_TURNS),
+        "missed_turns": spec.get("missed_turns", MISSED_TURNS), "host_email_hash": host_address,
     }
     pending = [{**d, "deadline_at": None, "since": 1} for d in game.pending(state)]
     store.create(game_id, {"meta": dumps(meta), "state": dumps(state), "pending": dumps(pending), "status": OPEN},
@@ -222,6 +226,44 @@ def _seat_entry(store: Store, game_id: str, number: int, seat: dict[str, Any], p
         return entry, None, {"email": entry["email"], "name": entry["name"], "game": game_id, "seat": number}
     token, entry["token"] = tokens.issue(store, {"kind": "seat", "game": game_id, "seat": number}, pipe)
     return entry, token, None
+
+
+def _index_host(pipe, game_id: str, email_hash: str) -> None:
+    """The address's list of games it hosts (for its home page), and the mark that lets it sign in."""
+    pipe.sadd(email_key(email_hash, "hosts"), game_id)
+    pipe.set(email_key(email_hash, "known"), "1")
+
+
+def host_address_of(head: Seated) -> str | None:
+    """The hash of the address the host proved, if he did (a game's host may also be only a token)."""
+    return head.meta.get("host_email_hash")
+
+
+def hosted_by(store: Store, email_hash: str) -> dict[str, Head]:
+    """The games an address hosts, checked against each game (its index may keep a game it no longer hosts)."""
+    found = heads(store, sorted(store.redis.smembers(email_key(email_hash, "hosts"))))
+    return {game_id: head for game_id, head in found.items() if host_address_of(head) == email_hash}
+
+
+def prove_host(store: Store, table: Table, host_id: str, email_hash: str) -> Table:
+    """Make the address its opener proved the game's host's, from a host link made for the host token
+    `host_id`; refused (403) once that token no longer hosts the game. A private change: nobody else
+    sees the host's address, so the version stays."""
+    if table.meta["host"] != host_id:
+        raise Problem("bad_link", "this host link is for a game you no longer host")
+    if host_address_of(table) == email_hash:
+        return table
+    with store.redis.pipeline(transaction=False) as pipe:
+        _index_host(pipe, table.id, email_hash)
+        pipe.execute()
+    meta = {**table.meta, "host_email_hash": email_hash}
+    outcome = store.commit(table.id, table.rev, statuses=(OPEN, RUNNING, PAUSED, FINISHED, CANCELLED),
+                           fields={"meta": dumps(meta)}, public=False, wake=store.wake_at(table.id))
+    if outcome.outcome == "stale":
+        return prove_host(store, load(store, table.id), host_id, email_hash)
+    if outcome.outcome != "ok":
+        raise refused(outcome)
+    return load(store, table.id)
 
 
 def feed_entry(version: int, by: int | None, event: dict[str, Any], timeout: bool = False) -> str:

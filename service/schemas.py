@@ -83,6 +83,11 @@ class GameIn(Schema):
     seed = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
     setup = GameDoc("setup", load_default=None, allow_none=True,
                     metadata={"description": "An explicit setup instead of one drawn from the seed."})
+    host_email = Address(load_default=None, allow_none=True, validate=validate.Length(max=254),
+                         metadata={"format": "email", "description": (
+                             "The host's own address, when he calls without a player token: a host link is "
+                             "mailed there, and opening it lets him host the game from any browser or a player "
+                             "token of that address. Counts as an invitation. " + ADDRESS_RULE)})
 
 
 @always_present("email", "bounced")
@@ -300,6 +305,11 @@ class SeatReplacedOut(Schema):
     seat = Int()
     token = fields.String(allow_none=True, metadata={"description": "The new seat's token when it has no address."})
     game = fields.Nested(GameOut)
+
+
+class HostLinkIn(Schema):
+    email = Address(required=True, validate=validate.Length(max=254),
+                    metadata={"format": "email", "description": "Where to mail the host link. " + ADDRESS_RULE})
 
 
 class SignInIn(Schema):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from service import ratelimit, tokens
+from service import games, ratelimit, tokens
 from service.links import Links
 from service.mail import render
 from service.mail.settings import domain_of
@@ -52,13 +52,30 @@ def invite(store: Store, links: Links, invitation: dict[str, Any]) -> bool:
     return True
 
 
+def mail_host_link(store: Store, links: Links, email: str, table: games.Table) -> bool:
+    """Mail the host a sign-in link that also makes the address his as the game's host: opening it
+    proves the address, and from then on the host page is reachable from that account in any browser.
+    Limited per address like an invitation; True when mailed."""
+    digest = tokens.email_hash(email)
+    if ratelimit.hit(store.redis, INVITES_PER_ADDRESS, "invite-mail", digest) is not None:
+        return False
+    signed = links.sign(PURPOSE, {"e": digest, "n": secrets.token_urlsafe(12), "g": table.id,
+                                  "h": table.meta["host"]})
+    store.followups.send_mail(store, render.host_link(email, table.id, links.url(PAGE, link=signed), signed,
+                                                      domain_of(links.base_url)))
+    return True
+
+
 def redeem_address(store: Store, links: Links, signed: str) -> str:
-    """Use up a mailed link: the hash of the address it proves; a link works once (403 link_used after)."""
+    """Use up a mailed link: the hash of the address it proves; a link works once (403 link_used after).
+    A host link (`mail_host_link`) also makes that address the game's host's."""
     payload = links.open(PURPOSE, signed, LINK_MAX_AGE)
-    if not isinstance(payload, dict) or not {"e", "n"} <= set(payload):
+    if not isinstance(payload, dict) or not {"e", "n"} <= set(payload) or set(payload) - {"e", "n", "g", "h"}:
         raise Problem("bad_link", "this is not a sign-in link")
     if not store.redis.set(f"{PREFIX}:link-used:{payload['n']}", "1", nx=True, ex=LINK_MAX_AGE + 60):
         raise Problem("link_used", "this link was used already; ask for a new one")
+    if "g" in payload:
+        games.prove_host(store, games.load(store, payload["g"]), payload["h"], payload["e"])
     return payload["e"]
 
 

@@ -39,6 +39,7 @@ SECRET = "test-secret-" + "x" * 40
 
 def make_app(redis_url: str, **config):
     return create_app({"REDIS_URL": redis_url, "GAMES": GAMES, "RATE_LIMIT": "1000000 per minute",
+                       "INVITE_LIMIT": "1000000 per hour",
                        "SECRET_KEY": SECRET, "JOBS": "inline", "TESTING": True, **config})
 
 

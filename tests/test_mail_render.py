@@ -259,8 +259,18 @@ def test_sign_in_and_invitation_mails_carry_the_link_in_text_and_html():
     assert f'href="{url.replace("&", "&amp;")}"' in mail.html
     assert set(mail.headers) == {"Message-ID"}
     invite = render.invitation("bea@example.org", NAMES[1], 1, "g1", url, "eyJl.abc", "palazzo.example")
-    assert invite.text.startswith(f"{NAMES[1]}, you hold seat 1 of game g1.\n\n")
-    assert "Bea &lt;script&gt;" in invite.html and invite.headers["References"] == "<game-g1@palazzo.example>"
+    assert invite.text.startswith("You have been given seat 2 of game g1 of Princes of Florence on Palazzo.")
+    assert invite.headers["References"] == "<game-g1@palazzo.example>"
+
+
+def test_an_invitation_carries_only_our_words():
+    """Anyone may create a game naming any address: what he typed (the seat's name) must not reach that
+    address, or game creation would carry a stranger's text to whoever he likes."""
+    typed = "Cheap watches at http://spam.example"
+    invite = render.invitation("bea@example.org", typed, 0, "g1", "https://palazzo.example/sign-in?link=x", "x",
+                               "palazzo.example")
+    assert "spam.example" not in invite.text + invite.html + invite.subject
+    assert "Cheap watches" not in invite.text + invite.html + invite.subject
 
 
 def test_a_mail_survives_its_json_round_trip():

@@ -178,6 +178,12 @@ def invitation(to: str, name: str, seat: int, game_id: str, url: str, signed: st
     return _account_mail("invitation", "You have a seat at a Palazzo game", to, facts, domain, game_id)
 
 
+def host_link(to: str, game_id: str, url: str, signed: str, domain: str) -> Mail:
+    """The way back to a game one hosts, from any browser: a sign-in link that also proves the host's address."""
+    return _account_mail("host_link", "Your Palazzo host link", to, {"url": url, "signed": signed, "game_id": game_id},
+                         domain, game_id)
+
+
 def _account_mail(kind: str, subject: str, to: str, facts: dict[str, Any], domain: str,
                   game_id: str | None = None) -> Mail:
     context = {**facts, "subject": subject, "one_click": [], "seat_url": None, "unsubscribe": None}

@@ -141,7 +141,9 @@ def viewer(table: games.Table, who: Caller) -> tuple[str, int | None]:
         return "host", None
     if who.kind == "player":
         seat = table.seat_of_email(who.email)
-        return ("seat", seat) if seat is not None else ("spectator", None)
+        if seat is not None:
+            return "seat", seat
+        return ("host", None) if who.email and games.host_address_of(table) == who.email else ("spectator", None)
     return "spectator", None
 
 
@@ -169,10 +171,15 @@ def seat_of(table: games.Table, who: Caller) -> int:
 
 
 def host_of(table: games.Table, who: Caller) -> None:
+    """Refuse anyone but the game's host: his host token, or a player token of the address he proved."""
     if who.kind == "anonymous":
         raise Problem("token_required", "send the host token as 'Authorization: Bearer <token>'")
-    if who.kind != "host" or who.game != table.id:
-        raise Problem("host_only", "only this game's host may do this")
+    if who.kind == "host" and who.game == table.id:
+        _still_named(who, table.meta.get("host"))
+        return
+    if who.kind == "player" and who.email and games.host_address_of(table) == who.email:
+        return
+    raise Problem("host_only", "only this game's host may do this")
 
 
 def game_out(table: games.Table, who: Caller) -> dict[str, Any]:

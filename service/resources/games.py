@@ -1,9 +1,9 @@
 """Games: create one (tokens are shown once) and read one as the caller may see it."""
 from __future__ import annotations
 
-from flask import current_app
+from flask import current_app, request
 
-from service import games, signin
+from service import invitations
 from service.resources.common import (ETAG, IF_NONE_MATCH, as_host, blueprint, caller, conditional, documented, etag,
                                       game_out, links, load_game, store)
 from service.schemas import CreatedOut, GameIn, GameOut
@@ -20,10 +20,15 @@ def create_game(spec):
 
     The answer holds, once, the host token and the tokens of seats without an address (to pass on
     by hand). A seat with an address gets its way in by mail only: a single-use sign-in link.
+    Called with a player token, the game is hosted by that player's address as well: his token acts
+    as the host, and his pages list the game. Every address the game makes us mail (seats, `host_email`)
+    counts against the caller's limit of invitations, by client address and by his own address (429).
     """
-    table, issued, invitations = games.create(store(), spec, current_app.config["MIN_DEADLINE"])
-    for invitation in invitations:
-        signin.invite(store(), links(), invitation)
+    who = caller()
+    table, issued = invitations.create(
+        store(), links(), spec, min_deadline=current_app.config["MIN_DEADLINE"],
+        limit=current_app.extensions["palazzo.invite_limit"], client=request.remote_addr or "",
+        creator=who.email if who.kind == "player" else None)
     host_view = game_out(table, as_host(table))
     return {"game": host_view, "tokens": issued}, etag(table.version)
 

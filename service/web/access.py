@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.games import Seated, Table
+from service.games import Seated, Table, host_address_of
 from service.problems import Problem
 from service.web.session import Visitor
 
@@ -28,14 +28,16 @@ def seat_of(visitor: Visitor, game: Seated) -> int | None:
     return None
 
 
-def is_host(visitor: Visitor, table: Table) -> bool:
-    return [table.id, table.meta["host"]] in visitor.hosts
+def is_host(visitor: Visitor, game: Seated) -> bool:
+    """The browser that created the game, or one signed in with the address its host proved."""
+    return [game.id, game.meta["host"]] in visitor.hosts or bool(
+        visitor.email and host_address_of(game) == visitor.email)
 
 
 def host_only(visitor: Visitor, table: Table) -> None:
     if not is_host(visitor, table):
-        raise Problem("host_only", "only this game's host may see this page; open it in the browser "
-                                   "that created the game")
+        raise Problem("host_only", "only this game's host may see this page: sign in with the address you host "
+                                   "it from, or open it in the browser that created the game")
 
 
 def seat_only(visitor: Visitor, table: Table) -> int:

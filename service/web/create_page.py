@@ -1,9 +1,11 @@
 """`/new`: create a game from a form, as POST /api/v1/games does: seats with names and addresses or
 bots, the options, deadlines per kind of decision.
 
-The form is read into the API's own body and checked by its schema (`GameIn`), then created by
-`games.create`; seats with an address get their sign-in link by mail. This browser becomes the
-game's host (the session keeps the grant; no token is shown) and lands on the host page.
+The form is read into the API's own body and checked by its schema (`GameIn`), then created as the
+API creates it (`invitations.create`: every address mailed counts against the creator's limit);
+seats with an address get their sign-in link by mail. This browser becomes the game's host (the
+session keeps the grant; no token is shown) and lands on the host page. A signed-in creator hosts
+it from his address too; one who is not may give his address, which is mailed a host link.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.pof.data import ECONOMY
-from service import games, signin
+from service import games, invitations
 from service.problems import Problem
 from service.schemas import GameIn
 from service.web import form_errors
@@ -37,15 +39,16 @@ def form() -> Response:
 @bp.route("/new", methods=["POST"])
 def create() -> Response:
     values = request.form
+    visitor = session.current()
     try:
         spec = GameIn().load(body_from(values))
-        table, _, invitations = games.create(web_store(), spec, current_app.config["MIN_DEADLINE"])
+        table, _ = invitations.create(web_store(), web_links(), spec, min_deadline=current_app.config["MIN_DEADLINE"],
+                                      limit=current_app.extensions["palazzo.invite_limit"],
+                                      client=request.remote_addr or "", creator=visitor.email)
     except ValidationError as error:
         return _form(values, form_errors.lines(error), 422)
     except Problem as problem:
-        return _form(values, [problem.detail], 422)
-    for invitation in invitations:
-        signin.invite(web_store(), web_links(), invitation)
+        return _form(values, [problem.detail], 429 if problem.code == "rate_limited" else 422)
     session.sign_in(host=[table.id, table.meta["host"]])
     if values.get("start") == "true":
         games.start(web_store(), table)
@@ -76,6 +79,9 @@ def body_from(values: Any) -> dict[str, Any]:
                     "auction_pass": values.get("auction_pass") == "true",
                     "shuffle_seats": values.get("shuffle_seats") == "true"},
     }
+    host_email = values.get("host_email", "").strip()
+    if host_email:
+        body["host_email"] = host_email
     for number in ("missed_turns", "seed"):
         text = values.get(number, "").strip()
         if text:

@@ -24,18 +24,21 @@ def home() -> Response:
 
 
 def games_of(visitor: session.Visitor, zone: str) -> list[dict[str, Any]]:
-    """Every game this browser holds a seat at or hosts, with what it waits for (the /me/turns data).
-    A seat counts only while the game still gives it to him (access.seat_of), as on the seat page."""
+    """Every game this browser holds a seat at or hosts (by the browser's grants or the address it
+    signed in with), with what it waits for (the /me/turns data). A seat counts only while the game
+    still gives it to him (access.seat_of), as on the seat page, and hosting likewise (access.is_host)."""
     store = web_store()
     found = {game_id: head for game_id, (_, head) in games.seats_held(store, visitor.email).items()} \
         if visitor.email else {}
-    hosted = {game_id for game_id, _ in visitor.hosts}
-    granted = {game_id for game_id, _, _ in visitor.seats}
-    found.update(games.heads(store, sorted((granted | hosted) - set(found))))
+    if visitor.email:
+        found.update(games.hosted_by(store, visitor.email))
+    granted = {game_id for game_id, _, _ in visitor.seats} | {game_id for game_id, _ in visitor.hosts}
+    found.update(games.heads(store, sorted(granted - set(found))))
     listed = []
     for game_id, head in found.items():
         seat = access.seat_of(visitor, head)
-        if seat is None and game_id not in hosted:
+        host = access.is_host(visitor, head)
+        if seat is None and not host:
             continue
         names = [entry["name"] for entry in head.meta["seats"]]
         waiting = [{"name": names[d["seat"]], "me": d["seat"] == seat, "what": tableau.WAITING.get(d["kind"], d["kind"]),
@@ -43,7 +46,7 @@ def games_of(visitor: session.Visitor, zone: str) -> list[dict[str, Any]]:
                    for d in head.pending] if head.status == games.RUNNING else []
         mine = [w for w in waiting if w["me"]]
         listed.append({"id": game_id, "seat": seat, "name": names[seat] if seat is not None else None,
-                       "host": game_id in hosted, "status": tableau.STATUS.get(head.status, head.status),
+                       "host": host, "status": tableau.STATUS.get(head.status, head.status),
                        "players": names, "waiting": waiting, "yours": bool(mine),
                        "urgent": min((w["at"] for w in mine), default="9999")})
     listed.sort(key=lambda game: (not game["yours"], game["urgent"], game["id"]))

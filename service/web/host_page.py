@@ -2,20 +2,22 @@
 what went wrong: mail that was not delivered, decisions missed, who a bot stands in for.
 
 Each button posts to a route that calls the same host action as the API (`service.games`), for the
-browser that created the game only (its session holds the host grant). Seats without an address
-get a seat link here for the host to pass on, as the API hands him their tokens.
+host only: the browser that created the game (its session holds the host grant) or one signed in
+with the address the host proved. A host who proved none can have a host link mailed to him here,
+so signing out never loses him his game. Seats without an address get a seat link here for the host
+to pass on, as the API hands him their tokens.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, redirect, request, url_for
+from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
-from service import games, signin
+from service import games, invitations, signin
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
-from service.schemas import PauseIn, SeatIn
+from service.schemas import HostLinkIn, PauseIn, SeatIn
 from service.web import access, form_errors, session, tableau
 from service.web import links as web_links
 from service.web import store as web_store
@@ -45,7 +47,10 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
     pending = [{"name": names[d["seat"]], "what": tableau.WAITING.get(d["kind"], d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
         if table.status in (games.RUNNING, games.PAUSED) else []
+    visitor = session.current()
+    proved = games.host_address_of(table)
     return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem,
+                  host_address=("yours" if proved and proved == visitor.email else "other" if proved else None),
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
                   paused_until=tableau.due(out["paused_until"], zone), bots=("random", "greedy"),
                   max_pauses=games.MAX_PAUSES)
@@ -86,6 +91,8 @@ def replace(game_id: str, seat: int) -> Response:
                             "bot": None if player == "human" else player}
     try:
         spec = SeatIn().load(body)
+        if spec.get("email") and not spec.get("bot"):
+            _count_invitation()
         table, _, invitation = games.replace_seat(web_store(), table, seat, spec)
     except ValidationError as error:
         return _draw(table, 422, f"The seat was not handed over ({'; '.join(form_errors.lines(error))}).")
@@ -95,6 +102,29 @@ def replace(game_id: str, seat: int) -> Response:
         signin.invite(web_store(), web_links(), invitation)
     session.flash(f"Seat {seat + 1} is now {spec['name']}'s.")
     return redirect(url_for("host_page.host", game_id=game_id), 303)
+
+
+@bp.route("/games/<game_id>/host/link", methods=["POST"])
+def mail_link(game_id: str) -> Response:
+    """Mail the host a link that proves his address, as POST /games/{id}/host-link does."""
+    table = load_game(game_id)
+    access.host_only(session.current(), table)
+    try:
+        email = HostLinkIn().load({"email": request.form.get("email", "").strip()[:300]})["email"]
+        _count_invitation()
+    except ValidationError:
+        return _draw(table, 422, "That is not an address we can mail; nothing was sent.")
+    except Problem as problem:
+        return _draw(table, problem.status, f"{problem.detail}; nothing was sent.")
+    signin.mail_host_link(web_store(), web_links(), email, table)
+    session.flash("A host link is on its way: open it within an hour to host this game from that address.")
+    return redirect(url_for("host_page.host", game_id=game_id), 303)
+
+
+def _count_invitation() -> None:
+    """One more address mailed at the host's request, counted like a new game's invitations."""
+    invitations.allow(web_store(), current_app.extensions["palazzo.invite_limit"], request.remote_addr or "",
+                      session.current().email, 1)
 
 
 def _number(text: str | None) -> Any:
