@@ -1,11 +1,10 @@
 """Request and response schemas: strict on the way in (unknown fields and floats are refused)."""
 from __future__ import annotations
 
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate
 
+from service import zones
 from service.preferences import MAIL_CHOICES
 from service.vocabulary import Choice, Deadlines, GameDoc, GameName, MoveField, MovePart, StrictBoolean
 
@@ -272,10 +271,8 @@ class TimeZone(fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
-        try:
-            ZoneInfo(text)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValidationError("Not a known time zone (IANA name, e.g. Europe/Rome).") from None
+        if not zones.known(text):
+            raise ValidationError("Not a known time zone (IANA name, e.g. Europe/Rome).")
         return text
 
 

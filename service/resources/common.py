@@ -9,6 +9,7 @@ from typing import Any, Callable
 from flask import Response, current_app, g, json, request
 from flask_smorest import Blueprint
 
+from engine.typed import whole_number
 from service import games, preferences, tokens
 from service.bodies import Parser
 from service.callers import Caller
@@ -214,12 +215,12 @@ def expected_version(body_version: int | None) -> int:
     """The version the caller saw: the body's `version` or If-Match ("7", W/"7", 7 or an ETag "7.ab12")."""
     header = request.headers.get("If-Match")
     if header is not None:
-        text = validator(header).strip('"').split(".", 1)[0]
-        if not text.isdigit() or len(text) > 15:
+        version = whole_number(validator(header).strip('"').split(".", 1)[0], digits=15)
+        if version is None:
             raise Problem("bad_if_match", "If-Match must be the game version, e.g. \"7\"")
-        if body_version is not None and int(text) != body_version:
+        if body_version is not None and version != body_version:
             raise Problem("version_mismatch", "If-Match and version disagree")
-        return int(text)
+        return version
     if body_version is None:
         raise Problem("version_required", "name the version you saw: If-Match or a 'version' field")
     return body_version

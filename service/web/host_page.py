@@ -16,7 +16,7 @@ from service import games, signin
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
 from service.schemas import PauseIn, SeatIn
-from service.web import access, form_errors, session, tableau
+from service.web import access, form_errors, forms, session, tableau
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -62,7 +62,7 @@ def act(game_id: str, action: str) -> Response:
         return _draw(table, 422, "Tick the box to confirm that the game should end; nothing was changed.")
     try:
         if action == "pause":
-            hours = PauseIn().load({"hours": _number(request.form.get("hours"))})["hours"]
+            hours = PauseIn().load({"hours": forms.number(request.form.get("hours"))})["hours"]
             games.pause(store, table, hours)
         else:
             getattr(games, action)(store, table)
@@ -95,8 +95,3 @@ def replace(game_id: str, seat: int) -> Response:
         signin.invite(web_store(), web_links(), invitation)
     session.flash(f"Seat {seat + 1} is now {spec['name']}'s.")
     return redirect(url_for("host_page.host", game_id=game_id), 303)
-
-
-def _number(text: str | None) -> Any:
-    text = (text or "").strip()
-    return int(text) if text.isdigit() else text
