@@ -92,3 +92,36 @@ def test_moves_are_a_discriminated_union_and_the_view_is_typed():
 def test_the_committed_spec_is_a_valid_openapi_3_0_document():
     import openapi_spec_validator
     openapi_spec_validator.validate(_spec())
+
+
+def test_the_feed_documents_its_query_beside_its_headers():
+    """The operation's own header parameters are added to the ones flask-smorest makes of its query."""
+    from service.schemas import EventsQuery
+    parameters = _spec()["paths"]["/api/v1/games/{game_id}/events"]["get"]["parameters"]
+    assert {p["name"] for p in parameters if p["in"] == "query"} == set(EventsQuery._declared_fields)
+    assert {p["name"] for p in parameters if p["in"] == "header"} == {"If-None-Match"}
+    wait = next(p for p in parameters if p["name"] == "wait")
+    assert wait["schema"]["maximum"] == 30 and wait["schema"]["type"] == "integer"
+
+
+def test_security_says_which_operations_refuse_an_anonymous_caller(client):
+    """Each operation is called without a token: those that answer 401 token_required declare the token
+    alone, the others let anonymous callers in too; signing in asks for no token at all."""
+    from tests.conftest import new_game
+    game_id = new_game(client)["game"]["id"]
+    token_only, anyone = [], []
+    for path, method, operation in _operations(_spec()):
+        if path.endswith("openapi.json"):
+            continue
+        url = path.replace("{game_id}", game_id).replace("{seat}", "0")
+        answer = client.open(url, method=method.upper(), json={} if "requestBody" in operation else None)
+        refused = answer.status_code == 401 and answer.get_json()["code"] == "token_required"
+        (token_only if refused else anyone).append(operation["operationId"])
+        if refused:
+            assert operation["security"] == [{"token": []}], (path, method)
+        else:
+            assert {} in operation["security"] or operation["security"] == [], (path, method, answer.status_code)
+    assert len(token_only) == 13 and {"submitMove", "setOrders", "pauseGame", "listMyTurns"} <= set(token_only)
+    signing_in = {op["operationId"]: op["security"] for _, _, op in _operations(_spec())
+                  if op.get("operationId") in ("requestSignIn", "redeemSignIn")}
+    assert signing_in == {"requestSignIn": [], "redeemSignIn": []}

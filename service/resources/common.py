@@ -20,7 +20,8 @@ from service.problems import CODES, PROBLEM_TYPE, RULES_STATUS, Problem
 from service.schemas import ProblemSchema
 from service.store import Store
 
-AUTH = [{}, {"token": []}]
+ANYONE = [{}, {"token": []}]  # served to anonymous callers and to token holders alike
+TOKEN = [{"token": []}]  # refused without a token (401 token_required)
 VERSION_PATTERN = r'^(W/)?"?[0-9]{1,15}(\.[0-9a-f]{1,16})?"?$'
 IF_MATCH = {"in": "header", "name": "If-Match", "required": False,
             "schema": {"type": "string", "pattern": VERSION_PATTERN, "example": '"7"'},
@@ -49,7 +50,9 @@ def documented(blp: Blueprint, *codes: str, body: bool = False, parameters: list
     every problem it can answer, listed by code under each status (codes from problems.CODES, and
     "rules" for the game's own 422 codes).
 
-    A route listing `token_required` refuses an anonymous caller before its body is even read.
+    A route listing `token_required` refuses an anonymous caller before its body is even read, and
+    its security says so: the token alone. Other routes serve anonymous callers too; a route that is
+    not `secured` (signing in) asks for no token at all.
     """
     everything = [*codes, *(WITH_BODY if body else ()), *EVERYWHERE]
     by_status: dict[int, list[str]] = {}
@@ -69,13 +72,12 @@ def documented(blp: Blueprint, *codes: str, body: bool = False, parameters: list
                                     description=f"{HTTPStatus(status).phrase}. code: {text}",
                                     headers=RETRY_AFTER if status in (429, 503) else None)(docs)
         view._apidoc = docs._apidoc
-        view.token_required = "token_required" in codes
-        doc: dict[str, Any] = {"operationId": _camel(view.__name__)}
-        if secured:
-            doc["security"] = AUTH
         if parameters:
-            doc["parameters"] = parameters
-        return blp.doc(**doc)(view)
+            # beside the query parameters flask-smorest makes of the route's arguments (blp.doc's would replace them)
+            view._apidoc.setdefault("arguments", {}).setdefault("parameters", []).extend(parameters)
+        view.token_required = "token_required" in codes
+        security = (TOKEN if view.token_required else ANYONE) if secured else []
+        return blp.doc(operationId=_camel(view.__name__), security=security)(view)
     return decorate
 
 
