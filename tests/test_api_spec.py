@@ -125,3 +125,85 @@ def test_security_says_which_operations_refuse_an_anonymous_caller(client):
     signing_in = {op["operationId"]: op["security"] for _, _, op in _operations(_spec())
                   if op.get("operationId") in ("requestSignIn", "redeemSignIn")}
     assert signing_in == {"requestSignIn": [], "redeemSignIn": []}
+
+
+def _nodes(doc, path: str = "$"):
+    """Every schema-like mapping in the document, with where it is."""
+    if isinstance(doc, dict):
+        yield path, doc
+        for key, value in doc.items():
+            yield from _nodes(value, f"{path}/{key}")
+    elif isinstance(doc, list):
+        for index, value in enumerate(doc):
+            yield from _nodes(value, f"{path}/{index}")
+
+
+def test_every_nullable_has_a_type_beside_it_and_strict_validators_take_null():
+    """OpenAPI 3.0.3: `nullable` takes effect only beside a `type`; strict validators (openapi-schema-
+    validator, Redocly) read it so, and refused null in every unfinished game's `result`."""
+    from openapi_schema_validator import OAS30Validator
+    spec = _spec()
+    untyped = [path for path, node in _nodes(spec) if node.get("nullable") is True and "type" not in node]
+    assert untyped == []
+    schemas = spec["components"]["schemas"]
+    for schema, prop in [("GameOut", "result"), ("GameIn", "setup"), ("SeatIn", "bot"), ("SeatOut", "bot"),
+                         ("SeatOut", "standin"), ("OrdersOut", "orders"), ("GameOut", "paused_until")]:
+        check = OAS30Validator({**schemas[schema]["properties"][prop], "components": spec["components"]})
+        assert check.is_valid(None), (schema, prop)
+        assert not check.is_valid(12345), (schema, prop)
+    seat = OAS30Validator({**schemas["SeatIn"], "components": spec["components"]})
+    assert seat.is_valid({"name": "Bo", "bot": "greedy"}) and not seat.is_valid({"name": "Bo", "bot": "clever"})
+
+
+def test_no_object_is_left_untyped_where_the_service_knows_its_type():
+    """Every object has properties, or says what its values are; the one free-form object is a problem's
+    `errors` (marshmallow's messages, keyed by the fields of whatever was refused)."""
+    spec = _spec()
+    free = [path for path, node in _nodes(spec["components"]["schemas"])
+            if node.get("type") == "object" and not node.get("properties") and not node.get("additionalProperties")
+            and "enum" not in node]
+    assert free == ["$/Problem/properties/errors"]
+    schemas = spec["components"]["schemas"]
+    options = schemas["GameOut"]["properties"]["options"]
+    assert options == {"$ref": "#/components/schemas/PrincesOfFlorenceNormalizedOptions"}
+    assert set(schemas["PrincesOfFlorenceNormalizedOptions"]["required"]) == {"seats", "bidding", "auction_pass",
+                                                                               "shuffle_seats"}
+    from engine.pof import GAME
+    assert set(schemas["GameOut"]["properties"]["deadlines"]["properties"]) == set(GAME.deadline_keys)
+    assert set(schemas["OrdersOut"]["properties"]["orders"]["required"]) == set(GAME.move_types["set_orders"]["fields"])
+    for where in (schemas["EventOut"]["properties"]["event"], schemas["MoveOut"]["properties"]["events"]["items"]):
+        assert where == {"$ref": "#/components/schemas/Event"}
+    assert schemas["Event"]["required"] == ["type"] and schemas["Event"]["properties"]["type"]["type"] == "string"
+
+
+def test_the_games_words_are_enums_taken_from_the_served_games():
+    from engine.bots import BOTS
+    from engine.pof import GAME
+    from engine.pof.data import BONUS_CARDS
+    schemas = _spec()["components"]["schemas"]
+
+    def enum_of(where: dict) -> list:
+        while "enum" not in where:
+            where = schemas[where["$ref"].rsplit("/", 1)[1]] if "$ref" in where else \
+                next(option for option in (where.get("oneOf") or where["allOf"]) if option.get("enum") != [None])
+        return where["enum"]
+
+    assert enum_of(schemas["PendingOut"]["properties"]["kind"]) == GAME.decision_kinds
+    assert enum_of(schemas["TurnOut"]["properties"]["kind"]) == GAME.decision_kinds
+    assert enum_of(schemas["SeatOut"]["properties"]["bot"]) == enum_of(schemas["SeatOut"]["properties"]["standin"]) \
+        == list(BOTS)
+    assert enum_of(schemas["FillOut"]["properties"]["field"]) == ["bonus_cards"]
+    assert set(enum_of(schemas["FillChoice"]["properties"]["value"])) == set(BONUS_CARDS)
+
+
+def test_the_spec_of_an_app_serving_two_games_lists_the_words_of_both(app):
+    spec = app.test_client().get("/api/v1/openapi.json").get_json()
+    schemas = spec["components"]["schemas"]
+    from engine.pof import GAME
+    assert schemas["DecisionKind"]["enum"] == ["pick", "add", *GAME.decision_kinds]
+    result = schemas["GameOut"]["properties"]["result"]["oneOf"]
+    for game in ("ToyCount", "PrincesOfFlorence"):
+        assert {"$ref": f"#/components/schemas/{game}Result"} in result
+    import openapi_spec_validator
+    openapi_spec_validator.validate(spec)
+

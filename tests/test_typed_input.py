@@ -104,7 +104,7 @@ def test_settings_refuse_a_name_that_is_no_time_zone(app, client, zone):
     assert stored["time_zone"] == "UTC"
 
 
-@pytest.mark.parametrize("tag", ['"²"', "²", '"7²"', '"1e3"'])
+@pytest.mark.parametrize("tag", ['"²"', "²", '"7²"', '"1e3"', '"7.zz"', '"7:gzip:br"'])
 def test_a_move_refuses_an_if_match_that_is_no_version(app, client, tag):
     created = new_game(client)
     game_id = created["game"]["id"]

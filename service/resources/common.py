@@ -9,7 +9,6 @@ from typing import Any, Callable
 from flask import Response, current_app, g, json, request
 from flask_smorest import Blueprint
 
-from engine.typed import whole_number
 from service import games, preferences, tokens
 from service.bodies import Parser
 from service.callers import Caller
@@ -22,7 +21,10 @@ from service.store import Store
 
 ANYONE = [{}, {"token": []}]  # served to anonymous callers and to token holders alike
 TOKEN = [{"token": []}]  # refused without a token (401 token_required)
-VERSION_PATTERN = r'^(W/)?"?[0-9]{1,15}(\.[0-9a-f]{1,16})?"?$'
+# What If-Match takes: the version, or an ETag we made ("7.ab12", weak or not), with the coding that
+# compression adds to a compressed answer's tag ("7.ab12:gzip"); the spec publishes the same pattern.
+VERSION_FORM = r'(W/)?"?([0-9]{1,15})(\.[0-9a-f]{1,16})?(:[a-z]+)?"?'
+VERSION_PATTERN = f"^{VERSION_FORM}$"
 IF_MATCH = {"in": "header", "name": "If-Match", "required": False,
             "schema": {"type": "string", "pattern": VERSION_PATTERN, "example": '"7"'},
             "description": "The game version the move was made against (the ETag of the game, or just the "
@@ -214,12 +216,13 @@ def _mark_bounced(seats: list[dict[str, Any]]) -> None:
 
 
 def expected_version(body_version: int | None) -> int:
-    """The version the caller saw: the body's `version` or If-Match ("7", W/"7", 7 or an ETag "7.ab12")."""
+    """The version the caller saw: the body's `version` or If-Match ("7", W/"7", 7 or an ETag "7.ab12:gzip")."""
     header = request.headers.get("If-Match")
     if header is not None:
-        version = whole_number(validator(header).strip('"').split(".", 1)[0], digits=15)
-        if version is None:
-            raise Problem("bad_if_match", "If-Match must be the game version, e.g. \"7\"")
+        match = re.fullmatch(VERSION_FORM, header.strip())
+        if match is None:
+            raise Problem("bad_if_match", "If-Match must be the game version, e.g. \"7\", or its ETag")
+        version = int(match[2])
         if body_version is not None and version != body_version:
             raise Problem("version_mismatch", "If-Match and version disagree")
         return version

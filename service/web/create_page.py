@@ -12,6 +12,7 @@ from typing import Any
 from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
+from engine.bots import BOTS
 from engine.pof.data import ECONOMY
 from engine.typed import decimal_number
 from service import games, signin
@@ -25,7 +26,7 @@ from service.web.pages import blueprint, render
 
 bp = blueprint("create_page", __name__)
 ROWS = 5
-PLAYERS = ("human", "random", "greedy")
+PLAYERS = ("human", *BOTS)
 DEADLINES = [("setup", "keeping professions at the start"), ("auction", "choosing an item to auction"),
              ("bid", "each bid"), ("turn", "an action turn"), ("choice", "a choice after a purchase")]
 

@@ -12,6 +12,7 @@ from typing import Any
 from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
+from engine.bots import BOTS
 from service import games, signin
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
@@ -47,7 +48,7 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
         if table.status in (games.RUNNING, games.PAUSED) else []
     return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem,
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
-                  paused_until=tableau.due(out["paused_until"], zone), bots=("random", "greedy"),
+                  paused_until=tableau.due(out["paused_until"], zone), bots=BOTS,
                   max_pauses=games.MAX_PAUSES)
 
 
