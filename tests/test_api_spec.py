@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
 from service.app import create_app
@@ -14,6 +16,7 @@ SPEC = ROOT / "openapi" / "openapi.json"
 REGENERATE = ("PALAZZO_SECRET=$(python -c 'print(\"x\"*32)') "
               "flask --app service.app:create_app openapi write --format=json openapi/openapi.json")
 METHODS = ("get", "put", "post", "delete", "patch")
+LINTER = ROOT / "node_modules" / ".bin" / "redocly"
 
 
 def _spec() -> dict:
@@ -207,3 +210,30 @@ def test_the_spec_of_an_app_serving_two_games_lists_the_words_of_both(app):
     import openapi_spec_validator
     openapi_spec_validator.validate(spec)
 
+
+def _lint(path: Path) -> subprocess.CompletedProcess:
+    """Redocly CLI's lint with the repository's redocly.yaml (recommended-strict: any warning fails)."""
+    assert LINTER.exists(), f"the spec linter is missing: run `make spec-tools` (npm ci into {LINTER.parent.parent})"
+    node = subprocess.run(["node", "-p", "process.versions.node"], capture_output=True, text=True, timeout=30)
+    major, minor = (int(part) for part in node.stdout.split(".")[:2])
+    assert (major, minor) >= (20, 19), f"Redocly CLI 2 needs Node.js 20.19 or later; this is {node.stdout.strip()}"
+    return subprocess.run([str(LINTER), "lint", str(path), "--config", str(ROOT / "redocly.yaml"), "--format=stylish"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"})
+
+
+def test_redocly_lint_finds_no_problem_in_the_committed_spec():
+    linted = _lint(SPEC)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    assert "error" not in linted.stdout and "warning" not in linted.stdout, linted.stdout
+
+
+def test_the_lint_would_catch_a_nullable_without_a_type(tmp_path):
+    """The configuration lints for real: the document as it was before nullable got its type fails it."""
+    spec = _spec()
+    spec["components"]["schemas"]["GameOut"]["properties"]["result"] = {
+        "allOf": [{"$ref": "#/components/schemas/PrincesOfFlorenceResult"}], "nullable": True}
+    broken = tmp_path / "openapi.json"
+    broken.write_text(json.dumps(spec))
+    linted = _lint(broken)
+    assert linted.returncode != 0 and "nullable-type-sibling" in linted.stdout, linted.stdout + linted.stderr
