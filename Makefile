@@ -2,14 +2,14 @@
 # Python packages go into a virtual environment (.venv): Debian's python3 refuses a system-wide
 # pip install (PEP 668). Debian packages (python3-venv, redis-server, and chromium for the browser
 # tests, which Playwright drives: it never downloads a browser of its own) come from apt-get, with
-# sudo when not root.
+# sudo when not root. The tests' OpenAPI linter comes from the npm registry into node_modules/.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
-.PHONY: setup browser run test bench
+.PHONY: setup browser spec-tools run test bench
 
 setup: $(VENV)/.installed
 	@command -v redis-server >/dev/null || ($(SUDO) apt-get update -qq && $(APT_INSTALL) redis-server)
@@ -17,6 +17,16 @@ setup: $(VENV)/.installed
 # The browser tests drive Debian's Chromium at /usr/bin/chromium (only the tests need it).
 browser:
 	@test -x /usr/bin/chromium || ($(SUDO) apt-get update -qq && $(APT_INSTALL) chromium)
+
+# The OpenAPI linter tests/test_api_spec.py runs (Redocly CLI, pinned by package-lock.json): it needs
+# Node.js 20.19+ and npm 10+: the machine's own, else Debian's (Debian 12's nodejs 18 is too old, and the
+# lint test says so). Installed again when the lock file changes.
+spec-tools: node_modules/.installed
+
+node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null || ($(SUDO) apt-get update -qq && $(APT_INSTALL) nodejs npm)
+	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
 
 # A venv without pip is one Debian could not finish (no python3-venv): start it again after installing that.
 $(VENV)/bin/pip:
@@ -32,7 +42,7 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/pip
 run: setup
 	$(PY) -m service.cli up
 
-test: setup browser
+test: setup browser spec-tools
 	$(PY) -m pytest
 
 bench: setup

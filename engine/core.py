@@ -45,6 +45,7 @@ class Game(Protocol):
     # JSON Schemas (OpenAPI 3.0 dialect) of what "options" normalize_options accepts, the "setup" make_setup
     # gives, the "view" any viewer gets and the "result" once there is one: typed models for API clients.
     schemas: dict[str, dict]
+    decision_kinds: list[str]  # every `kind` that `pending` can give
     deadline_keys: list[str]  # what a per-game deadline setting may name: every decision kind and deadline class
     error_codes: dict[str, str]  # every IllegalMove code of the rules, with what it means
 
@@ -91,7 +92,11 @@ class Fillable(Protocol):
     `field` set to any subset of the choices' values (each at most once, in any order) whose ``adds``,
     summed with ``base``, reach ``least``; ``measure`` names what is summed, for people. The listed move
     carries one such subset already, so a client may send it as it is. No other field may change.
+    ``fill_fields`` names, per move type, the field its annotations are about, so that API clients get
+    the field's name and its items' type.
     """
+
+    fill_fields: dict[str, str]  # move type -> the list field that `fill` annotates
 
     def fill(self, state: State, seat: int, move: Move) -> list[Fill]:
         """The annotations of the listed `move` (empty for a move with nothing to fill in)."""

@@ -41,6 +41,10 @@ class ProblemApi(Api):
         return problem_response(status, GENERIC.get(status, http.HTTPStatus(status).name.lower()), detail,
                                 headers, **extra)
 
+    def _register_pagination_header(self):
+        """Nothing: the API pages by `after`, not by page numbers, so flask-smorest's pagination header and
+        its PaginationMetadata schema would only sit unused in the document."""
+
     def _register_responses(self):
         """Only the default error, as a problem document: `documented` writes each status out in full."""
         response = {"description": "Any error, as a problem document", "schema": self.ERROR_SCHEMA}

@@ -1,16 +1,17 @@
 """Request and response schemas: strict on the way in (unknown fields and floats are refused)."""
 from __future__ import annotations
 
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
 from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate
 
+from engine.bots import BOTS
+from service import zones
 from service.preferences import MAIL_CHOICES
-from service.vocabulary import Choice, Deadlines, GameDoc, GameName, MoveField, MovePart, StrictBoolean
+from service.vocabulary import (Choice, Deadlines, EventDoc, GameDoc, GameName, GameTerm, MoveField, MoveFields,
+                                MovePart, StrictBoolean)
 
-BOTS = ["random", "greedy"]
 STATUSES = ["open", "running", "paused", "finished", "cancelled"]
+DEADLINE_SECONDS = (1, 30 * 24 * 3600)
 PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f-\x9f]*$", error="No control characters.")
 
 
@@ -73,7 +74,7 @@ class GameIn(Schema):
                                                  "player listed at setup.seat_order[i]."})
     options = GameDoc("options", load_default=dict)
     deadlines = Deadlines(
-        1, 30 * 24 * 3600, load_default=dict,
+        *DEADLINE_SECONDS, load_default=dict,
         metadata={"description": "Seconds allowed per decision kind (or deadline class): default 24 h, bids 12 h; "
                                  "at least the server's PALAZZO_MIN_DEADLINE (60 s unless set lower)."},
     )
@@ -94,10 +95,11 @@ class GameIn(Schema):
 class SeatOut(Schema):
     seat = Int()
     name = fields.String()
-    bot = fields.String(allow_none=True)
+    bot = Choice("Bot", BOTS, allow_none=True, metadata={"description": "The bot that plays this seat, if one does."})
     missed = Int(metadata={"description": "Timeouts in a row on decisions with a real choice."})
-    standin = fields.String(allow_none=True, metadata={"description": "The bot answering at the deadlines of a player who keeps "
-                                                                       "missing his decisions, until he moves."})
+    standin = Choice("Bot", BOTS, allow_none=True, metadata={
+        "description": "The bot answering at the deadlines of a player who keeps missing his decisions, until he "
+                       "moves."})
     bounced = fields.String(allow_none=True, metadata={"description": "Host only: why mail to this address stopped."})
     email = fields.String(allow_none=True, metadata={"description": "Shown to the host only."})
 
@@ -105,7 +107,7 @@ class SeatOut(Schema):
 @always_present()
 class PendingOut(Schema):
     seat = Int()
-    kind = fields.String()
+    kind = GameTerm("decision_kind")
     deadline = fields.String(allow_none=True)
     deadline_at = fields.String(allow_none=True, metadata={"description": "UTC ISO time; null until started."})
     since = Int(metadata={"description": "The version at which this decision became pending: its id. A move "
@@ -118,6 +120,21 @@ class YouOut(Schema):
     seat = Int(allow_none=True)
 
 
+@always_present()
+class UndeliveredOut(Schema):
+    to = fields.String()
+    kind = fields.String(metadata={"description": "What the mail was, e.g. your_turn."})
+    subject = fields.String()
+    reason = fields.String(metadata={"description": "Why it did not arrive, as the mail provider said."})
+
+
+@always_present()
+class ReplyNoteOut(Schema):
+    at = Int(metadata={"description": "When the reply was read, in seconds since 1970 (UTC)."})
+    seat = Int(allow_none=True, metadata={"description": "The seat it was played for; null when it reached none."})
+    status = fields.String(metadata={"description": "What became of it, e.g. played or refused."})
+
+
 @always_present("undelivered", "replies")
 class GameOut(Schema):
     id = fields.String()
@@ -125,8 +142,9 @@ class GameOut(Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
     version = Int()
     created_at = fields.String()
-    options = fields.Dict()
-    deadlines = fields.Dict()
+    options = GameDoc("normalized_options")
+    deadlines = Deadlines(*DEADLINE_SECONDS, metadata={"description": "Seconds allowed per decision kind or "
+                                                                     "deadline class, as the game was created."})
     seats = fields.List(fields.Nested(SeatOut))
     pending = fields.List(fields.Nested(PendingOut))
     view = GameDoc("view", metadata={"description": "The game as the caller may see it."})
@@ -134,10 +152,10 @@ class GameOut(Schema):
     you = fields.Nested(YouOut)
     paused_until = fields.String(allow_none=True)
     pauses_left = Int()
-    undelivered = fields.List(fields.Dict(), metadata={"description": "Host only: mail that did not reach a "
-                                                                      "player (to, kind, subject, reason)."})
-    replies = fields.List(fields.Dict(), metadata={"description": "Host only: the last mailed replies and what "
-                                                                  "became of each (at, seat, status); never their text."})
+    undelivered = fields.List(fields.Nested(UndeliveredOut), metadata={
+        "description": "Host only: mail that did not reach a player."})
+    replies = fields.List(fields.Nested(ReplyNoteOut), metadata={
+        "description": "Host only: the last mailed replies and what became of each; never their text."})
 
 
 @always_present()
@@ -161,7 +179,7 @@ class CreatedOut(Schema):
 
 @always_present()
 class FillChoice(Schema):
-    value = fields.String(metadata={"description": "An item the field may hold (a bonus card)."})
+    value = GameTerm("fill_value", metadata={"description": "An item the field may hold (a bonus card)."})
     adds = Int(metadata={"description": "What it adds to the sum the field must reach (work value)."})
 
 
@@ -170,7 +188,7 @@ class FillOut(Schema):
     """A field of the listed move the seat fills in: the move stays legal with `field` set to any subset
     of the choices' values (each at most once, any order) whose `adds`, with `base`, reach `least`."""
 
-    field = fields.String(metadata={"description": "The move's list field to fill in, e.g. bonus_cards."})
+    field = GameTerm("fill_field", metadata={"description": "The move's list field to fill in, e.g. bonus_cards."})
     choices = fields.List(fields.Nested(FillChoice))
     base = Int(metadata={"description": "The sum with nothing in the field (a work's value without cards)."})
     least = Int(metadata={"description": "What the sum must reach (the round's minimum work value)."})
@@ -213,7 +231,7 @@ class EventOut(Schema):
     at = fields.String()
     by = Int(allow_none=True)
     timeout = fields.Boolean()
-    event = fields.Dict()
+    event = EventDoc()
 
 
 @always_present()
@@ -222,7 +240,7 @@ class MoveOut(Schema):
 
     version = Int(metadata={"description": "The game's version after this move (unchanged by a private one)."})
     label = fields.String()
-    events = fields.List(fields.Dict(), metadata={"description": "What the move did, redacted for you."})
+    events = fields.List(EventDoc(), metadata={"description": "What the move did, redacted for you."})
     status = fields.String(validate=validate.OneOf(STATUSES))
     pending = fields.List(fields.Nested(PendingOut))
 
@@ -248,7 +266,7 @@ class TurnOut(Schema):
     game_id = fields.String()
     game = fields.String()
     seat = Int()
-    kind = fields.String()
+    kind = GameTerm("decision_kind")
     deadline_at = fields.String(allow_none=True)
     version = Int()
 
@@ -269,7 +287,9 @@ class OrdersIn(Schema):
 @always_present()
 class OrdersOut(Schema):
     version = Int()
-    orders = fields.Dict(allow_none=True)
+    orders = MoveFields("set_orders", allow_none=True, metadata={
+        "description": "The caller's standing orders: the fields of his last set_orders, and whatever else the "
+                       "game keeps with them (such as the round they are for); null when he has none."})
 
 
 class TimeZone(fields.String):
@@ -277,10 +297,8 @@ class TimeZone(fields.String):
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
-        try:
-            ZoneInfo(text)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValidationError("Not a known time zone (IANA name, e.g. Europe/Rome).") from None
+        if not zones.known(text):
+            raise ValidationError("Not a known time zone (IANA name, e.g. Europe/Rome).")
         return text
 
 

@@ -151,3 +151,27 @@ class Choice(fields.String):
     def __init__(self, component: str, names: list[str], **kwargs: Any):
         super().__init__(validate=validate.OneOf(names), **kwargs)
         self.component, self.names = component, names
+
+
+class GameTerm(fields.String):
+    """A word whose values the served games define, listed as an enum by the OpenAPI document
+    (service.spec): `term` is "decision_kind" (a kind `pending` gives), "fill_field" (a field a `fill`
+    annotation is about) or "fill_value" (an item such a field holds)."""
+
+    def __init__(self, term: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.term = term
+
+
+class MoveFields(fields.Dict):
+    """The fields of one of the game's move types as one object (standing orders are the fields of
+    `set_orders`); the game may keep more beside them."""
+
+    def __init__(self, move_type: str, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.move_type = move_type
+
+
+class EventDoc(fields.Dict):
+    """What happened, as the game or the service tells it: an object told apart by its `type`, whose
+    other keys depend on the type (the OpenAPI document's Event)."""

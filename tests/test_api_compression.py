@@ -4,6 +4,8 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
+from pathlib import Path
 
 import pytest
 
@@ -51,6 +53,10 @@ def test_the_compressed_answers_etag_still_validates(client):
     for extra in ({}, GZIP):  # held as the compressed tag, asked again with or without compression
         again = client.get(f"/api/v1/games/{game_id}/moves", headers={**headers, **extra, "If-None-Match": tag})
         assert again.status_code == 304, again.status_code
+    spec = json.loads((Path(__file__).resolve().parent.parent / "openapi" / "openapi.json").read_text())
+    submit = spec["paths"]["/api/v1/games/{game_id}/moves"]["post"]
+    pattern = next(p for p in submit["parameters"] if p["name"] == "If-Match")["schema"]["pattern"]
+    assert re.search(pattern, tag), "the spec takes the tag the server made and takes back"
     move = json.loads(plain)["moves"][0]["move"]
     played = client.post(f"/api/v1/games/{game_id}/moves", headers={**headers, "If-Match": tag}, json={"move": move})
     assert played.status_code == 200, played.get_json()

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
 from service.app import create_app
@@ -14,6 +16,7 @@ SPEC = ROOT / "openapi" / "openapi.json"
 REGENERATE = ("PALAZZO_SECRET=$(python -c 'print(\"x\"*32)') "
               "flask --app service.app:create_app openapi write --format=json openapi/openapi.json")
 METHODS = ("get", "put", "post", "delete", "patch")
+LINTER = ROOT / "node_modules" / ".bin" / "redocly"
 
 
 def _spec() -> dict:
@@ -92,3 +95,145 @@ def test_moves_are_a_discriminated_union_and_the_view_is_typed():
 def test_the_committed_spec_is_a_valid_openapi_3_0_document():
     import openapi_spec_validator
     openapi_spec_validator.validate(_spec())
+
+
+def test_the_feed_documents_its_query_beside_its_headers():
+    """The operation's own header parameters are added to the ones flask-smorest makes of its query."""
+    from service.schemas import EventsQuery
+    parameters = _spec()["paths"]["/api/v1/games/{game_id}/events"]["get"]["parameters"]
+    assert {p["name"] for p in parameters if p["in"] == "query"} == set(EventsQuery._declared_fields)
+    assert {p["name"] for p in parameters if p["in"] == "header"} == {"If-None-Match"}
+    wait = next(p for p in parameters if p["name"] == "wait")
+    assert wait["schema"]["maximum"] == 30 and wait["schema"]["type"] == "integer"
+
+
+def test_security_says_which_operations_refuse_an_anonymous_caller(client):
+    """Each operation is called without a token: those that answer 401 token_required declare the token
+    alone, the others let anonymous callers in too; signing in asks for no token at all."""
+    from tests.conftest import new_game
+    game_id = new_game(client)["game"]["id"]
+    token_only, anyone = [], []
+    for path, method, operation in _operations(_spec()):
+        if path.endswith("openapi.json"):
+            continue
+        url = path.replace("{game_id}", game_id).replace("{seat}", "0")
+        answer = client.open(url, method=method.upper(), json={} if "requestBody" in operation else None)
+        refused = answer.status_code == 401 and answer.get_json()["code"] == "token_required"
+        (token_only if refused else anyone).append(operation["operationId"])
+        if refused:
+            assert operation["security"] == [{"token": []}], (path, method)
+        else:
+            assert {} in operation["security"] or operation["security"] == [], (path, method, answer.status_code)
+    assert len(token_only) == 14 and {"submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink"} <= set(token_only)
+    signing_in = {op["operationId"]: op["security"] for _, _, op in _operations(_spec())
+                  if op.get("operationId") in ("requestSignIn", "redeemSignIn")}
+    assert signing_in == {"requestSignIn": [], "redeemSignIn": []}
+
+
+def _nodes(doc, path: str = "$"):
+    """Every schema-like mapping in the document, with where it is."""
+    if isinstance(doc, dict):
+        yield path, doc
+        for key, value in doc.items():
+            yield from _nodes(value, f"{path}/{key}")
+    elif isinstance(doc, list):
+        for index, value in enumerate(doc):
+            yield from _nodes(value, f"{path}/{index}")
+
+
+def test_every_nullable_has_a_type_beside_it_and_strict_validators_take_null():
+    """OpenAPI 3.0.3: `nullable` takes effect only beside a `type`; strict validators (openapi-schema-
+    validator, Redocly) read it so, and refused null in every unfinished game's `result`."""
+    from openapi_schema_validator import OAS30Validator
+    spec = _spec()
+    untyped = [path for path, node in _nodes(spec) if node.get("nullable") is True and "type" not in node]
+    assert untyped == []
+    schemas = spec["components"]["schemas"]
+    for schema, prop in [("GameOut", "result"), ("GameIn", "setup"), ("SeatIn", "bot"), ("SeatOut", "bot"),
+                         ("SeatOut", "standin"), ("OrdersOut", "orders"), ("GameOut", "paused_until")]:
+        check = OAS30Validator({**schemas[schema]["properties"][prop], "components": spec["components"]})
+        assert check.is_valid(None), (schema, prop)
+        assert not check.is_valid(12345), (schema, prop)
+    seat = OAS30Validator({**schemas["SeatIn"], "components": spec["components"]})
+    assert seat.is_valid({"name": "Bo", "bot": "greedy"}) and not seat.is_valid({"name": "Bo", "bot": "clever"})
+
+
+def test_no_object_is_left_untyped_where_the_service_knows_its_type():
+    """Every object has properties, or says what its values are; the one free-form object is a problem's
+    `errors` (marshmallow's messages, keyed by the fields of whatever was refused)."""
+    spec = _spec()
+    free = [path for path, node in _nodes(spec["components"]["schemas"])
+            if node.get("type") == "object" and not node.get("properties") and not node.get("additionalProperties")
+            and "enum" not in node]
+    assert free == ["$/Problem/properties/errors"]
+    schemas = spec["components"]["schemas"]
+    options = schemas["GameOut"]["properties"]["options"]
+    assert options == {"$ref": "#/components/schemas/PrincesOfFlorenceNormalizedOptions"}
+    assert set(schemas["PrincesOfFlorenceNormalizedOptions"]["required"]) == {"seats", "bidding", "auction_pass",
+                                                                               "shuffle_seats"}
+    from engine.pof import GAME
+    assert set(schemas["GameOut"]["properties"]["deadlines"]["properties"]) == set(GAME.deadline_keys)
+    assert set(schemas["OrdersOut"]["properties"]["orders"]["required"]) == set(GAME.move_types["set_orders"]["fields"])
+    for where in (schemas["EventOut"]["properties"]["event"], schemas["MoveOut"]["properties"]["events"]["items"]):
+        assert where == {"$ref": "#/components/schemas/Event"}
+    assert schemas["Event"]["required"] == ["type"] and schemas["Event"]["properties"]["type"]["type"] == "string"
+
+
+def test_the_games_words_are_enums_taken_from_the_served_games():
+    from engine.bots import BOTS
+    from engine.pof import GAME
+    from engine.pof.data import BONUS_CARDS
+    schemas = _spec()["components"]["schemas"]
+
+    def enum_of(where: dict) -> list:
+        while "enum" not in where:
+            where = schemas[where["$ref"].rsplit("/", 1)[1]] if "$ref" in where else \
+                next(option for option in (where.get("oneOf") or where["allOf"]) if option.get("enum") != [None])
+        return where["enum"]
+
+    assert enum_of(schemas["PendingOut"]["properties"]["kind"]) == GAME.decision_kinds
+    assert enum_of(schemas["TurnOut"]["properties"]["kind"]) == GAME.decision_kinds
+    assert enum_of(schemas["SeatOut"]["properties"]["bot"]) == enum_of(schemas["SeatOut"]["properties"]["standin"]) \
+        == list(BOTS)
+    assert enum_of(schemas["FillOut"]["properties"]["field"]) == ["bonus_cards"]
+    assert set(enum_of(schemas["FillChoice"]["properties"]["value"])) == set(BONUS_CARDS)
+
+
+def test_the_spec_of_an_app_serving_two_games_lists_the_words_of_both(app):
+    spec = app.test_client().get("/api/v1/openapi.json").get_json()
+    schemas = spec["components"]["schemas"]
+    from engine.pof import GAME
+    assert schemas["DecisionKind"]["enum"] == ["pick", "add", *GAME.decision_kinds]
+    result = schemas["GameOut"]["properties"]["result"]["oneOf"]
+    for game in ("ToyCount", "PrincesOfFlorence"):
+        assert {"$ref": f"#/components/schemas/{game}Result"} in result
+    import openapi_spec_validator
+    openapi_spec_validator.validate(spec)
+
+
+def _lint(path: Path) -> subprocess.CompletedProcess:
+    """Redocly CLI's lint with the repository's redocly.yaml (recommended-strict: any warning fails)."""
+    assert LINTER.exists(), f"the spec linter is missing: run `make spec-tools` (npm ci into {LINTER.parent.parent})"
+    node = subprocess.run(["node", "-p", "process.versions.node"], capture_output=True, text=True, timeout=30)
+    major, minor = (int(part) for part in node.stdout.split(".")[:2])
+    assert (major, minor) >= (20, 19), f"Redocly CLI 2 needs Node.js 20.19 or later; this is {node.stdout.strip()}"
+    return subprocess.run([str(LINTER), "lint", str(path), "--config", str(ROOT / "redocly.yaml"), "--format=stylish"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "REDOCLY_TELEMETRY": "off", "REDOCLY_SUPPRESS_UPDATE_NOTICE": "true"})
+
+
+def test_redocly_lint_finds_no_problem_in_the_committed_spec():
+    linted = _lint(SPEC)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    assert "error" not in linted.stdout and "warning" not in linted.stdout, linted.stdout
+
+
+def test_the_lint_would_catch_a_nullable_without_a_type(tmp_path):
+    """The configuration lints for real: the document as it was before nullable got its type fails it."""
+    spec = _spec()
+    spec["components"]["schemas"]["GameOut"]["properties"]["result"] = {
+        "allOf": [{"$ref": "#/components/schemas/PrincesOfFlorenceResult"}], "nullable": True}
+    broken = tmp_path / "openapi.json"
+    broken.write_text(json.dumps(spec))
+    linted = _lint(broken)
+    assert linted.returncode != 0 and "nullable-type-sibling" in linted.stdout, linted.stdout + linted.stderr

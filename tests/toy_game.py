@@ -92,6 +92,7 @@ class ToyCount:
     max_seats = 5
     move_types = MOVE_TYPES
     schemas = SCHEMAS
+    decision_kinds = ["pick", "add"]
     deadline_keys = ["pick", "add", "bid", "action"]
     error_codes = {code: code.replace("_", " ") for code in
                    ("bad_options", "bad_setup", "bad_move", "unknown_move", "bad_seat", "game_over", "not_legal")}

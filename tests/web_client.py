@@ -69,3 +69,18 @@ def play_game(client, game_id: str, limit: int = 3000) -> tuple[set[str], int]:
                                            answer.get_data(as_text=True).split('role="alert"')[-1][:300])
         url = f"/games/{game_id}"
     raise AssertionError(f"the game did not end within {limit} pages")
+
+
+def to_action(app, client, game_id: str) -> Page:
+    """Answer seat 0's decisions through its page (this client holds the seat) until it is to take an action."""
+    for _ in range(40):
+        shown = client.get(f"/games/{game_id}")
+        assert shown.status_code == 200
+        page = Page(shown.get_data(as_text=True))
+        if table(app, game_id).decision_of(0)["kind"] == "action":
+            return page
+        step = page.submit("keep_professions") or page.submit("open_auction", "the woods") or page.submit(
+            "open_auction") or page.submit("step_out") or page.submit("discard_landscape") or page.submit(
+            "choose_card") or page.submit("split_payout")
+        assert send(client, step.form).status_code == 303
+    raise AssertionError("never came to an action")

@@ -34,6 +34,7 @@ from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GR
 from engine.pof.view import COLUMNS, square_name
 from engine.pof.writing import CODES, card_word, corner_of, turned, turned_or_none, write
 from engine.pof.yard import fits
+from engine.typed import whole_number
 
 GUIDE = [
     "Reply to this mail with a command as its first line; several lines make one turn "
@@ -142,7 +143,7 @@ def _words(line: str) -> list[str]:
 
 
 def _amount(word: str | None) -> int | None:
-    return int(word) if word is not None and word.isdigit() and len(word) < 9 else None
+    return whole_number(word, digits=8)
 
 
 def _square(word: str, line: str) -> tuple[int, int] | None:

@@ -53,7 +53,9 @@ class PrincesOfFlorence:
     move_types = MOVE_TYPES
     schemas = SCHEMAS
     error_codes = ERROR_CODES
+    decision_kinds = list(DECISION_KINDS)
     deadline_keys = list(dict.fromkeys([*DECISION_KINDS, *DEADLINE_CLASS.values()]))
+    fill_fields = {"publish": "bonus_cards"}  # `engine.core.Fillable`: a publish's bonus cards
     grammar = GRAMMAR  # `engine.core.Grammar`: moves as lines of text, for replies by mail
 
     def normalize_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -85,7 +87,7 @@ class PrincesOfFlorence:
     def fill(self, state: State, seat: int, move: Move) -> list[Fill]:
         """`engine.core.Fillable`: a publish lists one work per profession; these say which bonus cards
         may go with it instead, and what each adds to the work's value."""
-        if move.get("type") != "publish":
+        if move.get("type") not in self.fill_fields:
             return []
         decision = decision_of(state, seat)
         if decision is None or decision["kind"] != "action":

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from engine.pof.data import BONUS_CARDS, ECONOMY
+from service import zones
 
 NUMBERS = ("no", "one", "two", "three", "four", "five")
 
@@ -36,10 +37,7 @@ def florins(amount: int) -> str:
 
 def zone(time_zone: str) -> ZoneInfo:
     """The player's zone; a name we do not know falls back to UTC rather than losing the mail."""
-    try:
-        return ZoneInfo(time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
+    return ZoneInfo(time_zone if zones.known(time_zone) else "UTC")
 
 
 def clock(moment: datetime, time_zone: str) -> str:

@@ -19,8 +19,12 @@ from service.problems import CODES, PROBLEM_TYPE, RULES_STATUS, Problem
 from service.schemas import ProblemSchema
 from service.store import Store
 
-AUTH = [{}, {"token": []}]
-VERSION_PATTERN = r'^(W/)?"?[0-9]{1,15}(\.[0-9a-f]{1,16})?"?$'
+ANYONE = [{}, {"token": []}]  # served to anonymous callers and to token holders alike
+TOKEN = [{"token": []}]  # refused without a token (401 token_required)
+# What If-Match takes: the version, or an ETag we made ("7.ab12", weak or not), with the coding that
+# compression adds to a compressed answer's tag ("7.ab12:gzip"); the spec publishes the same pattern.
+VERSION_FORM = r'(W/)?"?([0-9]{1,15})(\.[0-9a-f]{1,16})?(:[a-z]+)?"?'
+VERSION_PATTERN = f"^{VERSION_FORM}$"
 IF_MATCH = {"in": "header", "name": "If-Match", "required": False,
             "schema": {"type": "string", "pattern": VERSION_PATTERN, "example": '"7"'},
             "description": "The game version the move was made against (the ETag of the game, or just the "
@@ -48,7 +52,9 @@ def documented(blp: Blueprint, *codes: str, body: bool = False, parameters: list
     every problem it can answer, listed by code under each status (codes from problems.CODES, and
     "rules" for the game's own 422 codes).
 
-    A route listing `token_required` refuses an anonymous caller before its body is even read.
+    A route listing `token_required` refuses an anonymous caller before its body is even read, and
+    its security says so: the token alone. Other routes serve anonymous callers too; a route that is
+    not `secured` (signing in) asks for no token at all.
     """
     everything = [*codes, *(WITH_BODY if body else ()), *EVERYWHERE]
     by_status: dict[int, list[str]] = {}
@@ -68,13 +74,12 @@ def documented(blp: Blueprint, *codes: str, body: bool = False, parameters: list
                                     description=f"{HTTPStatus(status).phrase}. code: {text}",
                                     headers=RETRY_AFTER if status in (429, 503) else None)(docs)
         view._apidoc = docs._apidoc
-        view.token_required = "token_required" in codes
-        doc: dict[str, Any] = {"operationId": _camel(view.__name__)}
-        if secured:
-            doc["security"] = AUTH
         if parameters:
-            doc["parameters"] = parameters
-        return blp.doc(**doc)(view)
+            # beside the query parameters flask-smorest makes of the route's arguments (blp.doc's would replace them)
+            view._apidoc.setdefault("arguments", {}).setdefault("parameters", []).extend(parameters)
+        view.token_required = "token_required" in codes
+        security = (TOKEN if view.token_required else ANYONE) if secured else []
+        return blp.doc(operationId=_camel(view.__name__), security=security)(view)
     return decorate
 
 
@@ -218,15 +223,16 @@ def _mark_bounced(seats: list[dict[str, Any]]) -> None:
 
 
 def expected_version(body_version: int | None) -> int:
-    """The version the caller saw: the body's `version` or If-Match ("7", W/"7", 7 or an ETag "7.ab12")."""
+    """The version the caller saw: the body's `version` or If-Match ("7", W/"7", 7 or an ETag "7.ab12:gzip")."""
     header = request.headers.get("If-Match")
     if header is not None:
-        text = validator(header).strip('"').split(".", 1)[0]
-        if not text.isdigit() or len(text) > 15:
-            raise Problem("bad_if_match", "If-Match must be the game version, e.g. \"7\"")
-        if body_version is not None and int(text) != body_version:
+        match = re.fullmatch(VERSION_FORM, header.strip())
+        if match is None:
+            raise Problem("bad_if_match", "If-Match must be the game version, e.g. \"7\", or its ETag")
+        version = int(match[2])
+        if body_version is not None and version != body_version:
             raise Problem("version_mismatch", "If-Match and version disagree")
-        return int(text)
+        return version
     if body_version is None:
         raise Problem("version_required", "name the version you saw: If-Match or a 'version' field")
     return body_version

@@ -14,11 +14,13 @@ from typing import Any
 from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
+from engine.bots import BOTS
 from engine.pof.data import ECONOMY
+from engine.typed import decimal_number
 from service import games, invitations
 from service.problems import Problem
 from service.schemas import GameIn
-from service.web import form_errors
+from service.web import form_errors, forms
 from service.web import links as web_links
 from service.web import session
 from service.web import store as web_store
@@ -26,7 +28,7 @@ from service.web.pages import blueprint, render
 
 bp = blueprint("create_page", __name__)
 ROWS = 5
-PLAYERS = ("human", "random", "greedy")
+PLAYERS = ("human", *BOTS)
 DEADLINES = [("setup", "keeping professions at the start"), ("auction", "choosing an item to auction"),
              ("bid", "each bid"), ("turn", "an action turn"), ("choice", "a choice after a purchase")]
 
@@ -85,15 +87,14 @@ def body_from(values: Any) -> dict[str, Any]:
     for number in ("missed_turns", "seed"):
         text = values.get(number, "").strip()
         if text:
-            body[number] = int(text) if text.isdigit() else text
+            body[number] = forms.number(text)
     return body
 
 
 def _seconds(hours: str) -> Any:
-    try:
-        return round(float(hours) * 3600)
-    except ValueError:
-        return hours  # the schema refuses it with a message
+    """Hours typed (2, or 0.5) as the API's seconds; anything else as typed, for the schema to refuse."""
+    number = decimal_number(hours)
+    return round(number * 3600) if number is not None else hours
 
 
 def _form(values: Any, errors: list[str] | None, status: int = 200) -> Response:

@@ -16,6 +16,7 @@ from typing import Any
 from werkzeug.datastructures import MultiDict
 
 from engine.core import Move
+from engine.typed import whole_number
 from service.problems import Problem
 
 
@@ -91,5 +92,14 @@ def _decode(name: str, fragment: dict[str, Any], form: MultiDict) -> Any:
 
 def _scalar(fragment: dict[str, Any], text: str) -> Any:
     if fragment["type"] == "integer":
-        return int(text.strip())
+        number = whole_number(text)
+        if number is None:
+            raise ValueError(f"not a whole number: {text!r}")
+        return number
     return text
+
+
+def number(text: str | None) -> int | str:
+    """A whole number typed in a form, or what was typed, for the API's schema to refuse in its own words."""
+    found = whole_number(text)
+    return found if found is not None else (text or "").strip()

@@ -14,11 +14,12 @@ from typing import Any
 from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
+from engine.bots import BOTS
 from service import games, invitations, signin
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
 from service.schemas import HostLinkIn, PauseIn, SeatIn
-from service.web import access, form_errors, session, tableau
+from service.web import access, form_errors, forms, session, tableau
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -52,7 +53,7 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
     return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem,
                   host_address=("yours" if proved and proved == visitor.email else "other" if proved else None),
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
-                  paused_until=tableau.due(out["paused_until"], zone), bots=("random", "greedy"),
+                  paused_until=tableau.due(out["paused_until"], zone), bots=BOTS,
                   max_pauses=games.MAX_PAUSES)
 
 
@@ -67,7 +68,7 @@ def act(game_id: str, action: str) -> Response:
         return _draw(table, 422, "Tick the box to confirm that the game should end; nothing was changed.")
     try:
         if action == "pause":
-            hours = PauseIn().load({"hours": _number(request.form.get("hours"))})["hours"]
+            hours = PauseIn().load({"hours": forms.number(request.form.get("hours"))})["hours"]
             games.pause(store, table, hours)
         else:
             getattr(games, action)(store, table)
@@ -125,8 +126,3 @@ def _count_invitation() -> None:
     """One more address mailed at the host's request, counted like a new game's invitations."""
     invitations.allow(web_store(), current_app.extensions["palazzo.invite_limit"], request.remote_addr or "",
                       session.current().email, 1)
-
-
-def _number(text: str | None) -> Any:
-    text = (text or "").strip()
-    return int(text) if text.isdigit() else text

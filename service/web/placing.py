@@ -8,7 +8,7 @@ a link, so each step is a plain GET and the last one a form posting exactly the 
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from markupsafe import Markup
 
@@ -16,6 +16,7 @@ from engine.core import Move
 from engine.pof.data import BUILDINGS, LANDSCAPES
 from engine.pof.yard import normalise, orientations
 from engine.pof.view import squares_name
+from engine.typed import whole_number
 from service.web.forms import squares_value
 from service.web.yard_svg import Anchor, draw, shape
 
@@ -29,11 +30,22 @@ def anchor_of(squares: list[list[int]]) -> Square:
 
 
 def parse_square(text: str | None) -> Square | None:
-    try:
-        r, c = (int(part) for part in (text or "").split("-"))
-    except ValueError:
+    """A square as a link of ours writes it, "row-col"; None for anything else."""
+    numbers = [whole_number(part) for part in (text or "").split("-")]
+    if len(numbers) != 2 or None in numbers:
         return None
-    return r, c
+    return numbers[0], numbers[1]
+
+
+def unreadable(args: Mapping[str, str]) -> list[str]:
+    """The steps of a placement in a page's query that no link of ours writes (a turn that is no
+    number, a square that is no "row-col"): the page says so rather than guess."""
+    found = []
+    if "turn" in args and whole_number(args["turn"]) is None:
+        found.append("turn")
+    if "at" in args and parse_square(args["at"]) is None:
+        found.append("square")
+    return found
 
 
 def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, turn: str | None,
@@ -47,7 +59,8 @@ def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, tu
         index = turns.index(normalise(move["squares"]))
         by_turn[index][anchor_of(move["squares"])] = move
     open_turns = [index for index in by_turn if by_turn[index]]
-    chosen = int(turn) if turn and turn.isdigit() and int(turn) in open_turns else (open_turns or [0])[0]
+    asked = whole_number(turn)
+    chosen = asked if asked in open_turns else (open_turns or [0])[0]
     places = by_turn.get(chosen, {})
     square = parse_square(at)
     picked = places.get(square) if square is not None else None

@@ -14,12 +14,13 @@ from urllib.parse import urlencode
 from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
+from engine.typed import whole_number
 from service import games, playing
 from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
-from service.web import access, decision_forms, form_errors, forms, session, story, tableau
+from service.web import access, decision_forms, form_errors, forms, placing, session, story, tableau
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 
@@ -40,6 +41,10 @@ def show(game_id: str) -> Response:
     seat = access.seat_of(session.current(), table)
     if seat is None:
         return redirect(url_for("watch_page.watch", game_id=game_id), 303)
+    unread = placing.unreadable(request.args)
+    if unread:
+        return draw(table, seat, 400, f"This page's address holds a {' and a '.join(unread)} that could not be "
+                                      "read, so the piece is shown from its first place; nothing was played.")
     return draw(table, seat)
 
 
@@ -71,10 +76,9 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None)
 def play(game_id: str) -> Response:
     table = load_game(game_id)
     seat = access.seat_only(session.current(), table)
-    try:
-        seen = int(request.form.get("version", ""))
-    except ValueError:
-        raise Problem("bad_request", "the form does not say which version of the game it was drawn at") from None
+    seen = whole_number(request.form.get("version"))
+    if seen is None:
+        raise Problem("bad_request", "the form does not say which version of the game it was drawn at")
     try:
         move = check_move(table.game, forms.move_from(table.game, request.form))
     except ValidationError as error:
