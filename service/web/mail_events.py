@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hmac
 
-from flask import Blueprint, abort, current_app, request
+from flask import Blueprint, Response, abort, current_app, request
 
 from service import preferences, tokens, web
 from service.mail import undelivered
@@ -19,7 +19,7 @@ STOPPING = {"bounce", "dropped", "spamreport"}
 
 
 @bp.route("/hooks/sendgrid/<secret>", methods=["POST"])
-def sendgrid_events(secret: str) -> tuple[str, int]:
+def sendgrid_events(secret: str) -> Response:
     expected = current_app.config.get("MAIL_EVENTS_SECRET") or ""
     if not expected or not hmac.compare_digest(secret, expected):
         abort(404)
@@ -35,4 +35,11 @@ def sendgrid_events(secret: str) -> tuple[str, int]:
         if isinstance(event.get("game"), str):
             undelivered.keep(store.redis, Mail(to=event["email"], subject="", text="", kind=str(event.get("kind", "")),
                                                game=event["game"]), reason)
-    return "", 204
+    return nothing()
+
+
+def nothing() -> Response:
+    """204 with no body and so no Content-Type: a hook's answer is no page."""
+    answer = Response(status=204)
+    del answer.headers["Content-Type"]
+    return answer
