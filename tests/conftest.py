@@ -158,6 +158,15 @@ def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
         time.sleep(0.1)
 
 
+def jobs_idle(connection: redis.Redis) -> bool:
+    """No RQ job of any queue is waiting, being taken (RQ's intermediate list) or running: whatever the
+    last request set in motion is done, but for jobs scheduled for later."""
+    from rq import Queue
+    from rq.registry import StartedJobRegistry
+    return all(queue.count == 0 and not connection.llen(queue.intermediate_queue_key)
+               and StartedJobRegistry(queue=queue).count == 0 for queue in Queue.all(connection=connection))
+
+
 @pytest.fixture
 def workers_on(tmp_path):
     """Start `palazzo worker` processes on a Redis; all are killed at the end."""
