@@ -129,7 +129,7 @@ class Inline:
         try:
             deliver(mail, MailSettings.from_env(), store.redis)
         except MailError as error:
-            undelivered.keep(store.redis, mail, str(error))
+            undelivered.keep(store.redis, mail, error)
 
     def sign_in(self, store: Any, links: Any, email: str) -> None:
         """Decide and mail at once, in the request: this mode is for tests and tools, not for the world."""

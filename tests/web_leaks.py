@@ -36,14 +36,14 @@ def public(state: dict) -> set[str]:
 
 
 def shows(text: str, card: str) -> bool:
-    """Whether the text names the card or states its rule (names that are also public words, like
-    the architect, say nothing)."""
+    """Whether the text names the card, as read or by its id ("map maker", "map_maker"), or states its
+    rule (names that are also public words, like the architect, say nothing)."""
     said = words.name(card)
     if said in PUBLIC_WORDS:
         return False
     texts = [words.bonus_text(card)] if card in BONUS_CARDS else []
     texts += [words.prestige_text(card)] if card in PRESTIGE_CARDS else []
-    return bool(re.search(rf"\b{re.escape(said)}\b", text)) or any(t in text for t in texts)
+    return any(re.search(rf"\b{re.escape(name)}\b", text) for name in {said, card}) or any(t in text for t in texts)
 
 
 def leaked(state: dict, text: str, reader: int | None) -> list[tuple[int, str]]:

@@ -7,12 +7,14 @@ get a seat link here for the host to pass on, as the API hands him their tokens.
 """
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
 from service import games, signin
+from service.mail import phrases
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
 from service.schemas import PauseIn, SeatIn
@@ -45,7 +47,10 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
     pending = [{"name": names[d["seat"]], "what": tableau.WAITING.get(d["kind"], d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
         if table.status in (games.RUNNING, games.PAUSED) else []
-    return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem,
+    undelivered = [{**m, "when": phrases.clock(datetime.fromtimestamp(m["at"], timezone.utc), zone) if m["at"] else None,
+                    "kind": phrases.name(m["kind"] or "mail"), "name": names[m["seat"]] if m["seat"] is not None else None}
+                   for m in out["undelivered"]]
+    return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem, undelivered=undelivered,
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
                   paused_until=tableau.due(out["paused_until"], zone), bots=("random", "greedy"),
                   max_pauses=games.MAX_PAUSES)
