@@ -130,8 +130,8 @@ class GameOut(Schema):
     paused_until = fields.String(allow_none=True)
     pauses_left = Int()
     undelivered = fields.List(fields.Dict(), metadata={"description": "Host only: mail that did not reach a "
-                                                                      "player (at, seat, to, kind, reason); never "
-                                                                      "its subject or text."})
+                                                                      "player (at, seat, to, kind, reason); "
+                                                                      "never its subject or text."})
     replies = fields.List(fields.Dict(), metadata={"description": "Host only: the last mailed replies and what "
                                                                   "became of each (at, seat, status); never their text."})
 

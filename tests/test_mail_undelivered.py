@@ -69,7 +69,8 @@ def test_a_failed_send_logs_and_keeps_no_word_of_the_provider(redis_url, monkeyp
             assert mailing.send(mail.to_json()) == ""
         logged = "\n".join(record.getMessage() for record in caplog.records)
         assert "refused it (400)" in logged and "jurist" not in logged
-        assert [m["reason"] for m in undelivered.listed(context.store().redis, "g1")] == ["the provider refused it (400)"]
+        kept = undelivered.listed(context.store().redis, "g1")
+        assert [m["reason"] for m in kept] == ["the provider refused it (400)"]
         context.store.cache_clear()
 
 
@@ -80,4 +81,5 @@ def test_a_bounce_keeps_its_kind_and_codes_not_the_servers_words(redis_url):
     assert app.test_client().post("/hooks/sendgrid/hook-secret", json=[event]).status_code == 204
     assert preferences.read(app.extensions["palazzo.store"], tokens.email_hash(ANN))["bounced"] == "bounce: 550 5.7.1"
     [kept] = undelivered.listed(app.extensions["palazzo.store"].redis, "g1")
-    assert {**kept, "at": None} == {"at": None, "seat": 0, "to": ANN, "kind": "reply_done", "reason": "bounce: 550 5.7.1"}
+    assert {**kept, "at": None} == {"at": None, "seat": 0, "to": ANN, "kind": "reply_done",
+                                    "reason": "bounce: 550 5.7.1"}

@@ -13,7 +13,7 @@ import pytest
 from service.web import pages, unsubscribe
 from tests.browser import CHROMIUM, Served, launch
 from tests.conftest import make_app
-from tests.web_client import csrf, enter_seat, path, table
+from tests.web_client import csrf, enter_seat, path
 
 pytest.importorskip("engine.pof")
 
@@ -76,7 +76,8 @@ def test_every_route_that_answers_html_carries_the_pages_headers(redis_url):
             url += queries.get(url, "")
             for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
                 for client in (browser, app.test_client()):  # with the session's grants, and a stranger
-                    for data in ({"csrf": csrf(client), "email": "ann@example.org"}, {}):  # a form of this session, and one without it
+                    # a form of this session, and one without its token
+                    for data in ({"csrf": csrf(client), "email": "ann@example.org"}, {}):
                         answer = client.open(url, method=method, data=data if method == "POST" else None)
                         answers.append((rule.endpoint, method, url, answer))
     answers.append(("dev_mailbox.show", "GET", "/dev/mailbox", app.test_client().get(

@@ -47,9 +47,9 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
     pending = [{"name": names[d["seat"]], "what": tableau.WAITING.get(d["kind"], d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
         if table.status in (games.RUNNING, games.PAUSED) else []
-    undelivered = [{**m, "when": phrases.clock(datetime.fromtimestamp(m["at"], timezone.utc), zone) if m["at"] else None,
-                    "kind": phrases.name(m["kind"] or "mail"), "name": names[m["seat"]] if m["seat"] is not None else None}
-                   for m in out["undelivered"]]
+    undelivered = [{**m, "kind": phrases.name(m["kind"] or "mail"),
+                    "when": phrases.clock(datetime.fromtimestamp(m["at"], timezone.utc), zone) if m["at"] else None,
+                    "name": names[m["seat"]] if m["seat"] is not None else None} for m in out["undelivered"]]
     return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem, undelivered=undelivered,
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
                   paused_until=tableau.due(out["paused_until"], zone), bots=("random", "greedy"),
