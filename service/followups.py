@@ -5,8 +5,9 @@ commit indexes it in the same atomic step (`service.store`), and the workers pol
 left goes to RQ after every commit: a bot (or a stand-in for a player who keeps missing his turns)
 gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail.
 Job ids are derived from what they act on, and every job re-checks the game before it acts: a stale
-job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves, and
-`play_reply` how every reply kept by the inbound endpoint gets played.
+job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves,
+`play_reply` how every reply kept by the inbound endpoint gets played, and `sign_in` how a request
+for a sign-in link is answered off the request, so that its time tells nothing of the address.
 
 `Inline` runs bots and replies at once in the caller's process instead and schedules nothing: for
 tests and tools that run no worker.
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import redis
 from rq import Callback, Queue, Retry
 
+from service import signin
 from service.inbound import inbox
 from service.mail import undelivered
 from service.mail.backends import MailError, deliver
@@ -35,6 +37,7 @@ BOT_JOB = "workers.bots.move"
 MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
 REPLY_RETRY_SECONDS = [10, 60, 300]
+SIGN_IN_JOB = "workers.sign_in.mail_link"
 
 
 def bot_job_id(game_id: str, seat: int, since: int) -> str:
@@ -85,6 +88,11 @@ class Queued:
         self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
                            on_failure=Callback(MAIL_GAVE_UP))
 
+    def sign_in(self, store: Any, links: Any, email: str) -> None:
+        """Queue the job that mails a sign-in link if the address plays here (`signin.mail_link`, with
+        the workers' own links). Its description names no address: workers log it."""
+        self.queue.enqueue(SIGN_IN_JOB, email, description="mail a sign-in link")
+
     def play_reply(self, replies: Replies, key: str) -> str:
         """Queue the job that plays the kept reply `key` (one per mail), retried (REPLY_RETRY_SECONDS)
         and marked failed after the last try. The mail is marked queued before the job exists, lest
@@ -121,7 +129,11 @@ class Inline:
         try:
             deliver(mail, MailSettings.from_env(), store.redis)
         except MailError as error:
-            undelivered.keep(store.redis, mail, str(error))
+            undelivered.keep(store.redis, mail, error)
+
+    def sign_in(self, store: Any, links: Any, email: str) -> None:
+        """Decide and mail at once, in the request: this mode is for tests and tools, not for the world."""
+        signin.mail_link(store, links, email)
 
     def play_reply(self, replies: Replies, key: str) -> str:
         """Play the kept reply now and return its final status; if that fails it stays received, and

@@ -122,10 +122,13 @@ class YouOut(Schema):
 
 @always_present()
 class UndeliveredOut(Schema):
+    at = Int(allow_none=True, metadata={"description": "When it was given up, in seconds since 1970 (UTC); "
+                                                        "null for entries kept before times were."})
+    seat = Int(allow_none=True, metadata={"description": "The seat it was for; null for mail to no seat."})
     to = fields.String()
     kind = fields.String(metadata={"description": "What the mail was, e.g. your_turn."})
-    subject = fields.String()
-    reason = fields.String(metadata={"description": "Why it did not arrive, as the mail provider said."})
+    reason = fields.String(metadata={"description": "Why it did not arrive, in our words with the provider's "
+                                                    "status code; never the provider's text, which may quote it."})
 
 
 @always_present()
@@ -153,7 +156,7 @@ class GameOut(Schema):
     paused_until = fields.String(allow_none=True)
     pauses_left = Int()
     undelivered = fields.List(fields.Nested(UndeliveredOut), metadata={
-        "description": "Host only: mail that did not reach a player."})
+        "description": "Host only: mail that did not reach a player; never its subject or text."})
     replies = fields.List(fields.Nested(ReplyNoteOut), metadata={
         "description": "Host only: the last mailed replies and what became of each; never their text."})
 

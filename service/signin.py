@@ -1,7 +1,9 @@
 """Signing in by mail: a player token goes only to whoever opens a link mailed to the address.
 
 Links are single-use and expire after an hour. Mails to one address are limited (service.ratelimit);
-past the limit nothing is sent and nothing is said, so the answer reveals nothing.
+past the limit nothing is sent and nothing is said, so the answer reveals nothing. Nor does its
+time: the request only hands the address to a job (`store.followups.sign_in`), the same work
+whether the address plays here or not, and the job decides whether to mail.
 """
 from __future__ import annotations
 
@@ -28,9 +30,13 @@ def _link(links: Links, email: str) -> tuple[str, str]:
     return links.url(PAGE, link=signed), signed
 
 
-def send_link(store: Store, links: Links, email: str) -> bool:
-    """Mail a sign-in link if the address plays here and is under its limit; True when mailed."""
-    email = email.strip().lower()
+def send_link(store: Store, links: Links, email: str) -> None:
+    """Ask for a sign-in link for the address: one small job, whatever the address."""
+    store.followups.sign_in(store, links, email.strip().lower())
+
+
+def mail_link(store: Store, links: Links, email: str) -> bool:
+    """The job: mail a sign-in link if the address plays here and is under its limit; True when mailed."""
     digest = tokens.email_hash(email)
     if not store.redis.exists(email_key(digest, "known")):
         return False

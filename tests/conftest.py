@@ -132,13 +132,17 @@ def assert_replays(app, game_id: str) -> None:
 
 
 def leaks(doc, viewer: int | None, path: str = "$") -> list[str]:
-    """Paths in `doc` that show a secret, or the private part of a seat other than `viewer`."""
+    """Paths in `doc` that show a secret, the private part of a seat other than `viewer`, or a part
+    kept whole for another seat (`private_to`): engine.core.redact's three rules, checked on what a
+    reader got. `viewer` None is anyone who holds no seat: the host, a spectator."""
     found = []
     if isinstance(doc, dict):
         if "secret" in doc:
             found.append(f"{path}.secret")
         if "private" in doc and (viewer is None or doc.get("seat") != viewer):
             found.append(f"{path}.private")
+        if "private_to" in doc and doc["private_to"] != viewer:
+            found.append(f"{path}.private_to")
         for key, value in doc.items():
             found += leaks(value, viewer, f"{path}.{key}")
     elif isinstance(doc, list):
@@ -157,6 +161,15 @@ def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"still not true after {seconds} s"
         time.sleep(0.1)
+
+
+def jobs_idle(connection: redis.Redis) -> bool:
+    """No RQ job of any queue is waiting, being taken (RQ's intermediate list) or running: whatever the
+    last request set in motion is done, but for jobs scheduled for later."""
+    from rq import Queue
+    from rq.registry import StartedJobRegistry
+    return all(queue.count == 0 and not connection.llen(queue.intermediate_queue_key)
+               and StartedJobRegistry(queue=queue).count == 0 for queue in Queue.all(connection=connection))
 
 
 @pytest.fixture

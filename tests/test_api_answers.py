@@ -21,6 +21,7 @@ from openapi_schema_validator import OAS30Validator
 
 from service.inbound import inbox
 from service.mail import undelivered
+from service.mail.errors import PermanentMailError
 from service.mail.message import Mail
 from tests.conftest import make_app, mailed_link
 
@@ -184,11 +185,11 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
         if number == 10:  # what the host alone sees: a mail that bounced, a reply and what became of it
             redis = app.extensions["palazzo.store"].redis
             undelivered.keep(redis, Mail(to="ann@example.org", subject="Your turn", text="", kind="your_turn",
-                                         game=game_id), "bounce")
+                                         game=game_id, seat=0), PermanentMailError("refused", 400))
             inbox.note(redis, game_id, {"message": "m1", "seat": 0, "status": "played", "detail": "bid 300"})
             inbox.note(redis, game_id, {"message": "m2", "seat": None, "status": "ignored", "detail": "forged"})
             seen = call("GET", f"/api/v1/games/{game_id}", host).get_json()
-            assert seen["undelivered"][0]["reason"] == "bounce" and [r["status"] for r in seen["replies"]] == \
+            assert seen["undelivered"][0]["reason"] == "the provider refused it (400)" and [r["status"] for r in seen["replies"]] == \
                 ["played", "ignored"] and "detail" not in seen["replies"][0]
         if number == 12:
             handed = call("PUT", f"/api/v1/games/{game_id}/seats/1", host, json={"name": "Cy"})

@@ -106,7 +106,7 @@ def test_failures_are_classified_for_the_job_that_retries(stub, status, error):
     stub.status = status
     with pytest.raises(error) as raised:
         deliver(game_mail(), settings(stub.url), None)
-    assert raised.value.status == status and "stub says no" in str(raised.value)
+    assert raised.value.status == status and "stub says no" not in str(raised.value)  # its body may quote the mail
     assert len(stub.requests) == 1  # deliver never retries by itself
 
 

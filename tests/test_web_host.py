@@ -8,6 +8,7 @@ import pytest
 
 from service import mailbox
 from service.mail import undelivered
+from service.mail.errors import PermanentMailError
 from service.mail.message import Mail
 from tests.web_client import csrf, follow_seat_link, table
 from tests.web_forms import parse
@@ -84,9 +85,11 @@ def test_the_host_pauses_resumes_hands_over_and_cancels(app, client):
     handed = client.post(f"{host_url}/seats/1", data={"csrf": csrf(client, host_url), "name": "Cy", "player": "random"})
     assert handed.status_code == 303 and table(app, game_id).meta["seats"][1]["bot"] == "random"
     assert "Seat 2 is now Cy" in client.get(host_url).get_data(as_text=True)
-    undelivered.keep(app.extensions["palazzo.store"].redis,
-                     Mail(to="ann@example.org", subject="Your turn", text="", kind="your_turn", game=game_id), "bounce")
-    assert "Your turn (bounce)" in client.get(host_url).get_data(as_text=True)
+    undelivered.keep(app.extensions["palazzo.store"].redis, Mail(to="ann@example.org", subject="Your turn", text="",
+                                                                 kind="your_turn", game=game_id, seat=0),
+                     PermanentMailError("SendGrid answered 400", 400))
+    shown = client.get(host_url).get_data(as_text=True)
+    assert "your turn to Ann, ann@example.org (the provider refused it (400))" in shown and "Your turn" not in shown
     assert post("cancel").status_code == 422 and table(app, game_id).status == "running"
     assert post("cancel", confirm="yes").status_code == 303 and table(app, game_id).status == "cancelled"
     assert post("resume").status_code == 409

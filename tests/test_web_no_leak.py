@@ -1,4 +1,5 @@
-"""No page shows a hidden part of another seat: not a seat page, not its log, not the spectator page.
+"""No page shows a hidden part of another seat: not a seat page, not its log, not the spectator page,
+not the host's page.
 
 A four-player game is played with random legal moves over the API; every so often each seat's
 pages and the spectator's are read and searched for everything the other seats hold hidden: their
@@ -12,7 +13,7 @@ import random
 import pytest
 
 from tests.conftest import bearer, new_game, seat_tokens
-from tests.web_client import enter_seat, table
+from tests.web_client import enter_host, enter_seat, table
 from tests.web_leaks import hidden, leaked, public, text_of
 
 pytest.importorskip("engine.pof")
@@ -21,14 +22,16 @@ SEATS = 4
 ORDERS_LIMIT = 1700  # a limit nobody else's page has any reason to show
 
 
-def _check(app, clients: dict[int, object], spectator, game_id: str) -> int:
+def _check(app, clients: dict[int, object], spectator, host, game_id: str) -> int:
     """Read every page of every reader; return how many hidden cards were looked for."""
     state = table(app, game_id).state
     looked = 0
-    readers = {**clients, None: spectator}
+    readers = {**clients, None: spectator, "host": host}
     for reader, client in readers.items():
         urls = [f"/games/{game_id}/watch", f"/games/{game_id}/log"]
-        if reader is not None:
+        if reader == "host":
+            urls, reader = [f"/games/{game_id}/host"], None
+        elif reader is not None:
             urls.append(f"/games/{game_id}")
         own = hidden(state, reader) if reader is not None else set()
         for url in urls:
@@ -51,6 +54,8 @@ def test_no_page_shows_another_seats_hidden_parts(app, client):
     for seat in range(SEATS):
         clients[seat] = app.test_client()
         enter_seat(app, clients[seat], game_id, seat)
+    host = app.test_client()
+    enter_host(app, host, game_id)
     orders = {"limits": {"prestige_card": ORDERS_LIMIT}, "step_out_otherwise": False}
     assert client.put(f"/api/v1/games/{game_id}/orders", headers=bearer(tokens[1]), json=orders).status_code == 200
     rng = random.Random(5)
@@ -60,12 +65,12 @@ def test_no_page_shows_another_seats_hidden_parts(app, client):
         if now.status != "running":
             break
         if count % 40 == 0:
-            looked += _check(app, clients, app.test_client(), game_id)
+            looked += _check(app, clients, app.test_client(), host, game_id)
         decision = now.pending[0]
         listed = client.get(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[decision["seat"]])).get_json()
         move = rng.choice([m["move"] for m in listed["moves"] if m["move"]["type"] != "entice"])
         played = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[decision["seat"]]),
                              json={"move": move, "version": listed["version"]})
         assert played.status_code == 200, played.get_json()
-    looked += _check(app, clients, app.test_client(), game_id)
+    looked += _check(app, clients, app.test_client(), host, game_id)
     assert looked > 100  # the test looked for something

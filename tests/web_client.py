@@ -35,6 +35,15 @@ def follow_seat_link(client, url: str):
     return client.post("/seat", data={"t": token, "csrf": csrf(client, path(url))})
 
 
+def enter_host(app, client, game_id: str) -> None:
+    """Give this client the host's grant for the game, as the browser that created it holds (a game made
+    over the API has no browser of its host's)."""
+    from service.web import session
+    with app.test_request_context():
+        visitor = session.sign_in(host=[game_id, table(app, game_id).meta["host"]])
+        client.set_cookie(session.COOKIE, session._signer().sign(visitor.sid).decode())
+
+
 def csrf(client, url: str = "/sign-in") -> str:
     html = client.get(url).get_data(as_text=True)
     return html.split('name="csrf" value="')[1].split('"')[0]

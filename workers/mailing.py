@@ -24,13 +24,13 @@ def send(mail: dict) -> str:
     try:
         return deliver(message, MailSettings.from_env(), store.redis)
     except PermanentMailError as error:
-        keep_undelivered(message, str(error))
+        keep_undelivered(message, error)
         return ""
 
 
-def keep_undelivered(mail: Mail, reason: str) -> None:
+def keep_undelivered(mail: Mail, failure: BaseException) -> None:
+    reason = undelivered.keep(context.store().redis, mail, failure)  # words that cannot carry the mail
     log.warning("mail to %s not delivered: %s", mail.to, reason)
-    undelivered.keep(context.store().redis, mail, reason)
 
 
 def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
@@ -38,5 +38,5 @@ def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
     a try with none left keeps the mail as undelivered."""
     if job.retries_left:
         return
-    keep_undelivered(Mail.from_json(job.args[0]), f"{exc_type.__name__}: {exc_value}")
+    keep_undelivered(Mail.from_json(job.args[0]), exc_value)
 

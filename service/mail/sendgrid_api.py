@@ -57,20 +57,20 @@ def send(mail: Mail, settings: MailSettings) -> str:
     try:
         response = client.send(body)
     except HTTPError as error:
-        raise classify(error.status_code, _reason(error)) from error
+        raise classify(error.status_code) from error
     except (OSError, HTTPException) as error:
         raise RetryableMailError(f"SendGrid unreachable: {error}") from error
     return response.headers.get("X-Message-Id") or ""
 
 
-def classify(status: int, reason: str) -> RetryableMailError | PermanentMailError:
-    """5xx and 429 pass with time; any other refusal is about the mail or the key and will not."""
-    message = f"SendGrid answered {status}: {reason}"
+def classify(status: int) -> RetryableMailError | PermanentMailError:
+    """5xx and 429 pass with time; any other refusal is about the mail or the key and will not.
+
+    The message holds the status alone: SendGrid's body may quote the mail, and the message reaches
+    the workers' log and RQ's record of the failed job.
+    """
+    message = f"SendGrid answered {status}"
     if status == 429 or status >= 500:
         return RetryableMailError(message, status)
     return PermanentMailError(message, status)
 
-
-def _reason(error: HTTPError) -> str:
-    body = error.body.decode("utf-8", "replace") if isinstance(error.body, bytes) else str(error.body)
-    return body[:500] or str(error.reason)

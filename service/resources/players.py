@@ -60,8 +60,9 @@ def set_my_settings(changes):
 def request_sign_in(body):
     """Mail a single-use sign-in link to this address if it plays here.
 
-    Always 202 with the same body, whether or not a mail went out (unknown address, or over the
-    limit of 3 mails per address in 15 minutes), so the answer reveals nothing.
+    Always 202 with the same body, whether or not a mail goes out (unknown address, or over the
+    limit of 3 mails per address in 15 minutes), after the same work: a job decides, so neither the
+    answer nor its time reveals anything.
     """
     signin.send_link(store(), links(), body["email"])
     return {"status": "accepted"}

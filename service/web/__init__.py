@@ -1,11 +1,12 @@
 """The browser's side of Palazzo: the pages a mailed link lands on, and the game played in them.
 
-The app keeps its store and link signer in `current_app.extensions`; every page reaches them (and
-marks a page that shows a link's secrets private) through the helpers below, one way for all.
+The app keeps its store and link signer in `current_app.extensions`; every page reaches them through
+the helpers below, one way for all. Every page is made with `service.web.pages.blueprint`, which gives
+it the pages' headers.
 """
 from __future__ import annotations
 
-from flask import Response, current_app
+from flask import current_app
 
 from service.links import Links
 from service.store import Store
@@ -18,9 +19,3 @@ def store() -> Store:
 def links() -> Links:
     return current_app.extensions["palazzo.links"]
 
-
-def private(response: Response) -> Response:
-    """A page holding a token or a link's answer: no cache keeps it, no Referer carries it on."""
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["Referrer-Policy"] = "no-referrer"
-    return response

@@ -3,18 +3,21 @@
 The page shows sign-in links in full, which is anyone's seat, so it exists only while mail goes to
 the local outbox (PALAZZO_MAIL_BACKEND unset or "outbox", read on every request as the mail jobs
 read it) and only to a request from this machine that no proxy forwarded; every other request gets
-a plain 404, so a deployment does not even show that the page exists.
+a plain 404, so a deployment does not even show that the page exists. Its HTML mails are shown in
+sandboxed frames, which inherit the page's policy: the one page whose policy lets inline styles
+(HTML mail's only kind) apply.
 """
 from __future__ import annotations
 
 import os
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template, request
+from flask import Response, abort, request
 
 from service import mailbox, web
+from service.web.pages import blueprint, render
 
-bp = Blueprint("dev_mailbox", __name__, template_folder="templates")
+bp = blueprint("dev_mailbox", __name__, session=False, inline_styles=True)
 
 PATH = "/dev/mailbox"
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
@@ -38,6 +41,4 @@ def newest_first(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def show() -> Response:
     if not allowed():
         abort(404)
-    messages = newest_first(mailbox.outbox(web.store()))
-    page = render_template("dev_mailbox.html", messages=messages)
-    return web.private(current_app.make_response(page))
+    return render("dev_mailbox.html", messages=newest_first(mailbox.outbox(web.store())))

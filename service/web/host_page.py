@@ -9,6 +9,7 @@ to pass on, as the API hands him their tokens.
 """
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 from flask import Response, current_app, redirect, request, url_for
@@ -16,6 +17,7 @@ from marshmallow import ValidationError
 
 from engine.bots import BOTS
 from service import games, invitations, signin
+from service.mail import phrases
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
 from service.schemas import HostLinkIn, PauseIn, SeatIn
@@ -48,9 +50,12 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
     pending = [{"name": names[d["seat"]], "what": tableau.WAITING.get(d["kind"], d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
         if table.status in (games.RUNNING, games.PAUSED) else []
+    undelivered = [{**m, "kind": phrases.name(m["kind"] or "mail"),
+                    "when": phrases.clock(datetime.fromtimestamp(m["at"], timezone.utc), zone) if m["at"] else None,
+                    "name": names[m["seat"]] if m["seat"] is not None else None} for m in out["undelivered"]]
     visitor = session.current()
     proved = games.host_address_of(table)
-    return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem,
+    return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem, undelivered=undelivered,
                   host_address=("yours" if proved and proved == visitor.email else "other" if proved else None),
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
                   paused_until=tableau.due(out["paused_until"], zone), bots=BOTS,

@@ -2,24 +2,25 @@
 
 SendGrid posts a JSON array of events. The URL carries a secret (PALAZZO_MAIL_EVENTS_SECRET), so
 nobody else can stop a player's mail; without it configured the endpoint does not exist. The
-event's custom args name the game, whose host then sees the mail as undelivered.
+event's custom args name the game, whose host then sees the mail as undelivered. What is kept of an
+event is its kind and SMTP codes (`undelivered.event_reason`): the receiving server's words may quote
+the mail, and the host reads them.
 """
 from __future__ import annotations
 
 import hmac
 
-from flask import Blueprint, abort, current_app, request
+from flask import Blueprint, Response, abort, current_app, request
 
 from service import preferences, tokens, web
 from service.mail import undelivered
-from service.mail.message import Mail
 
 bp = Blueprint("mail_events", __name__)
 STOPPING = {"bounce", "dropped", "spamreport"}
 
 
 @bp.route("/hooks/sendgrid/<secret>", methods=["POST"])
-def sendgrid_events(secret: str) -> tuple[str, int]:
+def sendgrid_events(secret: str) -> Response:
     expected = current_app.config.get("MAIL_EVENTS_SECRET") or ""
     if not expected or not hmac.compare_digest(secret, expected):
         abort(404)
@@ -30,9 +31,14 @@ def sendgrid_events(secret: str) -> tuple[str, int]:
     for event in events[:1000]:
         if not isinstance(event, dict) or event.get("event") not in STOPPING or not isinstance(event.get("email"), str):
             continue
-        reason = f"{event['event']}: {str(event.get('reason') or event.get('type') or '')[:200]}"
-        preferences.write(store, tokens.email_hash(event["email"]), {"bounced": reason})
+        preferences.write(store, tokens.email_hash(event["email"]), {"bounced": undelivered.event_reason(event)})
         if isinstance(event.get("game"), str):
-            undelivered.keep(store.redis, Mail(to=event["email"], subject="", text="", kind=str(event.get("kind", "")),
-                                               game=event["game"]), reason)
-    return "", 204
+            undelivered.stopped(store.redis, event)
+    return nothing()
+
+
+def nothing() -> Response:
+    """204 with no body and so no Content-Type: a hook's answer is no page."""
+    answer = Response(status=204)
+    del answer.headers["Content-Type"]
+    return answer

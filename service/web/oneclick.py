@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, current_app, render_template, request, url_for
+from flask import Response, request, url_for
 
 from engine.core import Move
 from service import deadlines, games, playing, web
@@ -24,6 +24,7 @@ from service.mail import phrases
 from service.problems import Problem
 from service.store import dumps
 from service.web import tableau
+from service.web.pages import blueprint, render
 from service.web.seat_link import seat_url
 
 ACT = "act"  # the link's purpose: the signature's salt, so no other link opens it
@@ -32,7 +33,7 @@ MAX_AGE = 60 * 24 * 3600  # a backstop: longer than any deadline (30 days) plus 
 TOKEN_CHARS = 4000
 STEP_OUT: Move = {"type": "step_out"}
 
-bp = Blueprint("oneclick", __name__, template_folder="templates")
+bp = blueprint("oneclick", __name__, session=False)  # opened from a mail program, which keeps no cookie
 
 
 def answer_links(links: Links, table: games.Table, seat: int) -> dict[str, Any]:
@@ -176,13 +177,6 @@ def _refused(problem: Problem) -> Response:
     return _page(problem.status, "This link does not work", message=problem.detail)
 
 
-@bp.after_request
-def _private(response: Response) -> Response:
-    """A link's page is the link's holder's alone: no cache keeps it, no Referer carries the token on."""
-    response.headers["X-Robots-Tag"] = "noindex"
-    return web.private(response)
-
-
 def _refusal(answer: Answer, table: games.Table) -> Response | None:
     """The page for a link that may no longer act (past its deadline, or its decision gone), else None."""
     if answer.expired:
@@ -247,4 +241,4 @@ def _status(table: games.Table) -> str:
 
 def _page(status: int, heading: str, **context: Any) -> Response:
     context = {"message": None, "confirm": None, "situation": None, **context}
-    return current_app.make_response((render_template("oneclick.html", heading=heading, **context), status))
+    return render("oneclick.html", status, heading=heading, **context)

@@ -1,8 +1,13 @@
-"""What every page of the site shares: its blueprint's guards, the session cookie, headers, error pages.
+"""What every page of the site shares: its blueprint's headers, guards and session cookie, error pages.
 
-A page blueprint checks the CSRF token of every POST before the view runs, renders any refusal
-(`Problem`) as a page with the right status that changes nothing, and marks every answer private:
-pages are drawn for one visitor, so no cache may keep them and no Referer carries their URL on.
+Every page is drawn for one visitor, so every answer of a page blueprint, refusals and errors
+included, goes out with the same headers: no cache keeps it, no Referer carries its URL on (a link's
+token may be in it), no other site may frame it, and no script or style runs but our own files.
+A blueprint of the site (`session=True`) also keeps the browser's session: it checks the CSRF token
+of every POST before the view runs and renders any refusal (`Problem`) as a page that changes
+nothing. Pages reached from a mail program (`session=False`: one-click answers, unsubscribing,
+which mail providers post to without a cookie) set no cookie and check no CSRF token: their signed
+link is their proof.
 """
 from __future__ import annotations
 
@@ -12,27 +17,48 @@ from typing import Any
 from flask import Blueprint, Response, current_app, render_template, request
 
 from service.problems import Problem
-from service.web import forms, session
+from service.web import forms
+from service.web import session as visits
 
-SECURITY_HEADERS = {
+POLICY = {
+    "default-src": "'self'", "img-src": "'self' data:", "style-src": "'self'", "script-src": "'self'",
+    "connect-src": "'self'", "form-action": "'self'", "frame-ancestors": "'none'", "base-uri": "'none'",
+}
+INLINE_STYLES = "'self' 'unsafe-inline'"  # for HTML mail shown as a mail program shows it: its styles are inline
+HEADERS = {
     "Cache-Control": "no-store",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
-    "Content-Security-Policy": ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-                                "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    "X-Robots-Tag": "noindex",
 }
 STATIC_PATH = "/assets"
 POLL_SECONDS = 15  # how often an open page asks the event feed whether the game moved on
 
 
-def blueprint(name: str, import_name: str) -> Blueprint:
-    """A blueprint for pages: CSRF on POST, refusals as pages, the session cookie and private headers."""
+def policy(inline_styles: bool = False) -> str:
+    """The Content-Security-Policy of a page."""
+    directives = {**POLICY, **({"style-src": INLINE_STYLES} if inline_styles else {})}
+    return "; ".join(f"{name} {sources}" for name, sources in directives.items())
+
+
+def blueprint(name: str, import_name: str, *, session: bool = True, inline_styles: bool = False) -> Blueprint:
+    """A blueprint for pages: the pages' headers on every answer; with `session`, the session cookie,
+    CSRF on POST and refusals as pages. `inline_styles` is for the local mailbox alone, which shows
+    HTML mail in a frame that inherits the page's policy."""
     bp = Blueprint(name, import_name, template_folder="templates")
-    bp.before_request(_guard)
+    headers = {**HEADERS, "Content-Security-Policy": policy(inline_styles)}
+
+    def finish(response: Response) -> Response:
+        response.headers.update(headers)
+        return visits.set_cookie(response) if session else response
+
     bp.after_request(finish)
-    bp.register_error_handler(Problem, refused)
-    bp.context_processor(_shared)
+    bp.context_processor(_layout)
+    if session:
+        bp.before_request(_guard)
+        bp.register_error_handler(Problem, refused)
+        bp.context_processor(_shared)
     return bp
 
 
@@ -43,14 +69,7 @@ def assets() -> Blueprint:
 
 def _guard() -> None:
     if request.method == "POST":
-        session.check_csrf()
-
-
-def finish(response: Response) -> Response:
-    for header, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(header, value)
-    response.headers["X-Robots-Tag"] = "noindex"
-    return session.set_cookie(response)
+        visits.check_csrf()
 
 
 def refused(problem: Problem) -> Response:
@@ -66,10 +85,13 @@ _headings = {
 }
 
 
+def _layout() -> dict[str, Any]:
+    return {"static_path": STATIC_PATH}
+
+
 def _shared() -> dict[str, Any]:
-    return {"csrf": session.csrf_token(), "visitor": session.current(), "form_key": lambda: secrets.token_urlsafe(12),
-            "move_fields": forms.fields_of, "static_path": STATIC_PATH,
-            "poll_seconds": current_app.config.get("WEB_POLL_SECONDS", POLL_SECONDS)}
+    return {"csrf": visits.csrf_token(), "visitor": visits.current(), "form_key": lambda: secrets.token_urlsafe(12),
+            "move_fields": forms.fields_of, "poll_seconds": current_app.config.get("WEB_POLL_SECONDS", POLL_SECONDS)}
 
 
 def render(template: str, status: int = 200, **context: Any) -> Response:
