@@ -83,6 +83,20 @@ class Game(Protocol):
         """A short human-readable label for a move, for emails, web pages and API clients."""
 
 
+class Worded(Protocol):
+    """Optional for a game (`word` asks it): the name a person reads for each of its ids, from one
+    table, so that no page or mail shows "organ_builder" where it means the organ builder."""
+
+    def words(self, thing: str) -> str:
+        """The name of an id of the game (a card, a piece, a decision kind); KeyError for none."""
+
+
+def word(game: Game, thing: str) -> str:
+    """What a person reads for one of the game's ids: its own word, or the id for a game without words."""
+    words = getattr(game, "words", None)
+    return words(thing) if words is not None else thing
+
+
 class Fillable(Protocol):
     """Optional for a game: listed moves whose list field the seat fills in (`fills` asks a game for them).
 

@@ -133,7 +133,7 @@ def test_a_turn_is_clockwise_after_an_optional_mirror_from_the_corner_of_the_box
 def test_names_are_found_by_prefix_only_when_one_fits():
     assert moves_of("entice paint") == [{"type": "entice", "profession": "painter"}]
     for text, fits in [("entice p", "physicist or philosopher or painter or pharmacist or poet"),
-                       ("open p", "park or prestige_card"), ("choose most w", "most_")]:
+                       ("open p", "park or prestige card"), ("choose most w", "most woods or most lakes")]:
         with pytest.raises(Unreadable) as refused:
             moves_of(text)
         assert refused.value.code == "ambiguous_name" and fits in refused.value.message

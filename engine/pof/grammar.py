@@ -14,12 +14,14 @@ The grammar (case-insensitive, the README has the table):
     buy freedom travel | buy profession | buy bonus card | build library at C2 D2 E2 C3 D3
     publish painter [with bonus B07 B12 | without bonus] | prestige 2 | end | sell 2
     orders bid up to 600 for juggler and 400 for lake, step out otherwise | orders cancel | help
-A name is its id in any case, with spaces, hyphens or underscores alike, or a prefix of it that fits
-one id only; bonus cards also go by code, B01-B20 in data.json's order. Squares read like a chess board
-seen from above: columns A-G from the left, rows 1-7 from the top, so C2 is [row 1, col 2]; the API's
-`[1, 2]` works too. A piece is given by all its squares, or by the top left corner of the box around
-it, with `rotate 0-3` clockwise quarter turns after an optional `mirror` (left to right) of its shape
-as data.json draws it; a corner alone is enough when one placement fits there.
+A name is its id or its name in `engine.pof.words` ("bell maker", "+2 per woods", "Most woods") in any
+case, with spaces, hyphens or underscores alike, or a prefix of it that fits one id only; bonus cards
+also go by code, B01-B20 in data.json's order; lines name things as `writing.card_word` does.
+Squares read like a chess board seen from above: columns A-G from the left, rows 1-7 from the top,
+so C2 is [row 1, col 2]; the API's `[1, 2]` works too. A piece is given by all its squares, or by the
+top left corner of the box around it, with `rotate 0-3` clockwise quarter turns after an optional
+`mirror` (left to right) of its shape as data.json draws it; a corner alone is enough when one
+placement fits there.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
 from engine.pof.view import COLUMNS, square_name
+from engine.pof.words import name, spoken
 from engine.pof.writing import CODES, card_word, corner_of, turned, turned_or_none, write
 from engine.pof.yard import fits
 
@@ -123,7 +126,7 @@ def _looks_like_command(line: str) -> bool:
 
 PAIR = re.compile(r"[\[(]\s*(\d+)\s*[,;]\s*(\d+)\s*[\])]")  # the API's [row, col]
 THOUSANDS = re.compile(r"(?<=\d)[,.'](?=\d{3}\b)")  # 1,000 or 1.000
-ASIDE = re.compile(r"\([^)]*\)")  # a note copied from the mail with its command
+ASIDE = re.compile(r"\((?:[^()]|\([^()]*\))*\)")  # a note copied from the mail with its command, maybe (nested)
 FILLERS = frozenset("the a an my your please pls i ill id will want would like to at on in into of for and "
                     "then it by work now".split())
 CURRENCY = frozenset({"florins", "florin", "fl"})
@@ -165,18 +168,23 @@ def _key(word: str) -> str:
 
 
 class Names:
-    """The ids of one kind of thing, found from what a player writes: the id in any spelling, an
-    alias, the id without its filler words ("per card hand"), a plural, or a prefix fitting one id."""
+    """The ids of one kind of thing, found from what a player writes: the id or its name (the words
+    of `engine.pof.words`) in any spelling, an alias, either without its filler words ("per card
+    hand"), a plural, or a prefix fitting one id."""
 
     def __init__(self, what: str, ids: Iterable[str], aliases: dict[str, str] | None = None, *, listed: bool = True):
         self.what = what
         self.ids = list(ids)
         self.listed = listed  # whether a refusal lists every id (not for all 55 cards)
         self.keys: dict[str, str] = {}
-        for name in self.ids:
-            self.keys[_key(name)] = name
-            self.keys.setdefault(_key("".join(p for p in name.split("_") if p not in FILLERS)), name)
-        self.keys.update({_key(alias): name for alias, name in (aliases or {}).items()})
+        for thing in self.ids:
+            self.keys[_key(thing)] = thing
+        for thing in self.ids:
+            for spelling in (thing, name(thing)):
+                parts = re.split(r"[_\s,]+", spelling.lower())
+                for key in (_key(spelling), _key("".join(part for part in parts if part not in FILLERS))):
+                    self.keys.setdefault(key, thing)
+        self.keys.update({_key(alias): thing for alias, thing in (aliases or {}).items()})
 
     def find(self, words: list[str], at: int, line: str) -> tuple[str, int]:
         """The name starting at words[at] and the index after it. A name of several words ("bell maker")
@@ -199,7 +207,7 @@ class Names:
 
     def starting(self, prefix: str) -> list[str]:
         """The ids with a spelling that starts with `prefix`, in their order."""
-        return sorted({name for key, name in self.keys.items() if key.startswith(prefix)}, key=self.ids.index)
+        return sorted({thing for key, thing in self.keys.items() if key.startswith(prefix)}, key=self.ids.index)
 
     def one(self, word: str, line: str) -> str:
         key = _key(word)
@@ -212,15 +220,16 @@ class Names:
             if len(matches) == 1:
                 return matches[0]
             if matches:
-                raise Unreadable("ambiguous_name", f"'{word}' could be {' or '.join(matches)}: write more of it", line)
-        known = f"; {self.what}s: {', '.join(self.ids)}" if self.listed else ""
+                raise Unreadable("ambiguous_name", f"'{word}' could be {' or '.join(map(spoken, matches))}: "
+                                                   "write more of it", line)
+        known = f"; {self.what}s: {', '.join(map(spoken, self.ids))}" if self.listed else ""
         raise Unreadable("unknown_name", f"'{word}' is not a {self.what}{known}", line)
 
     def all(self, words: list[str], line: str) -> list[str]:
         found, at = [], 0
         while at < len(words):
-            name, at = self.find(words, at, line)
-            found.append(name)
+            thing, at = self.find(words, at, line)
+            found.append(thing)
         return found
 
 
@@ -237,9 +246,9 @@ CARD_NAMES = Names("card", [*PROFESSIONS, *BONUS_CARDS, *PRESTIGE_CARDS], _CODE_
 def _one_name(names: Names, words: list[str], line: str) -> str:
     if not words:
         raise Unreadable("bad_command", f"name the {names.what}", line)
-    name, at = names.find(words, 0, line)
+    thing, at = names.find(words, 0, line)
     _nothing_after(words[at:], line)
-    return name
+    return thing
 
 
 def _nothing_after(words: list[str], line: str, allowed: Iterable[str] = ()) -> None:
@@ -545,7 +554,7 @@ def _resolve_placement(command: Command, same: list[Move]) -> Move:
     if turn is not None:
         shapes = [turned_or_none(each, corner, *turn) for each in ([kind] if kind else LANDSCAPES)]
         found = [move for move in found if move["squares"] in shapes]
-    piece = kind or "landscape"
+    piece = name(kind) if kind else "landscape"
     if not found:
         raise Unreadable("not_listed", f"the {piece} has no legal place with its top left corner at "
                                        f"{square_name(corner)}" + (" turned so" if turn else ""), command.text)
@@ -582,8 +591,8 @@ def resolve(command: Command, legal: list[Move]) -> Move:
     if "bonus_cards" in loose:
         work = next((listed for listed in same if listed["profession"] == move["profession"]), None)
         if work is None:
-            raise Unreadable("not_listed", f"the {move['profession']} cannot publish now: it is not in your hand, "
-                                           "or its work cannot reach this round's minimum", command.text)
+            raise Unreadable("not_listed", f"the {name(move['profession'])} cannot publish now: it is not in your "
+                                           "hand, or its work cannot reach this round's minimum", command.text)
         return work
     return _resolve_placement(command, same)
 

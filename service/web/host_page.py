@@ -42,7 +42,7 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
         link = seat_url(web_links(), table, seat["seat"]) if not entry.get("bot") and not entry.get("email") else None
         seats.append({**seat, "link": link})
     names = [s["name"] for s in out["seats"]]
-    pending = [{"name": names[d["seat"]], "what": tableau.WAITING.get(d["kind"], d["kind"]),
+    pending = [{"name": names[d["seat"]], "what": tableau.waiting_for(table.meta, d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
         if table.status in (games.RUNNING, games.PAUSED) else []
     return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem,
