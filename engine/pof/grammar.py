@@ -25,7 +25,6 @@ placement fits there.
 """
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Callable, Iterable
 
@@ -33,6 +32,7 @@ from engine.core import Command, Move, Parsed, State, Unreadable
 from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
+from engine.pof.quoting import written_lines
 from engine.pof.view import COLUMNS, square_name
 from engine.pof.words import name, spoken
 from engine.pof.writing import CODES, card_word, corner_of, turned, turned_or_none, write
@@ -48,56 +48,26 @@ GUIDE = [
 ]
 
 # ---------------------------------------------------------------------------------------------------
-# The lines a player wrote: quoted history, its heading and the signature are not his commands.
+# The command lines among those a player wrote (`quoting.written_lines`): greetings above them are
+# skipped, prose after them (a sign-off) is not read, and a typo of a command is refused, not skipped.
 
-_WROTE = r"(wrote|schrieb|a écrit|escribió|ha scritto|schreef|skrev|escreveu|napisał)\s*:\s*$"
-ATTRIBUTION_END = re.compile(_WROTE, re.IGNORECASE)
-ATTRIBUTION_START = re.compile(r"^(on|le|am|el|il|op|em|den|w dniu)\b", re.IGNORECASE)
-HISTORY = re.compile(r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)\b.*|_{5,}|"
-                     r"(from|von|de|da|van):\s.+|begin forwarded message:?)$", re.IGNORECASE)
-SIGNATURE = re.compile(r"^(--|—|-- )$")
-GREETING = re.compile(r"^(hi|hello|hey|dear|hallo|ciao|bonjour|good (morning|afternoon|evening))\b", re.IGNORECASE)
-
-
-def written_lines(text: str) -> list[str]:
-    """The lines the player wrote himself, stripped, blank ones kept: quoted lines ('>'), the
-    "On ... wrote:" heading of a quote, and everything from a signature or the history a mail program
-    appends, are dropped. A heading above what he wrote ends it (top posting); a heading before he
-    wrote anything only introduces the quote he answers below it (bottom posting)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    kept: list[str] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index].strip()
-        heading = _attribution(lines, index)
-        if heading:
-            if any(kept):
-                break
-            index += heading
-            continue
-        if SIGNATURE.match(lines[index].rstrip()) or SIGNATURE.match(line) or HISTORY.match(line):
-            break
-        if not line.startswith(">"):
-            kept.append(line)
-        index += 1
-    return kept
-
-
-def _attribution(lines: list[str], index: int) -> int:
-    """How many lines the "On <date>, <someone> wrote:" heading at `index` takes (0: none there); mail
-    programs wrap a long one onto a second or third line."""
-    if ATTRIBUTION_END.search(lines[index]):
-        return 1
-    if ATTRIBUTION_START.match(lines[index].strip()):
-        for extra in (1, 2):
-            if index + extra < len(lines) and ATTRIBUTION_END.search(lines[index + extra]):
-                return extra + 1
-    return 0
+GREETINGS = ("hi", "hello", "hey", "dear", "good morning", "good afternoon", "good evening", "greetings",
+             "hallo", "liebe", "lieber", "guten morgen", "guten tag", "guten abend", "moin", "servus", "grüß gott",
+             "hoi", "dag", "beste", "goedemorgen", "goedemiddag", "goedenavond",
+             "hej", "hejsan", "hallå", "god morgon", "god dag",
+             "cześć", "dzień dobry", "witam", "witaj",
+             "salut", "bonjour", "bonsoir", "coucou", "cher", "chère",
+             "hola", "buenos días", "buenas tardes", "buenas noches", "buenas", "querido", "querida", "estimado",
+             "ciao", "buongiorno", "buonasera", "salve", "caro", "cara",
+             "olá", "ola", "oi", "bom dia", "boa tarde", "boa noite", "prezado", "prezada")
+GREETING = re.compile(r"^(%s)(?!\w)" % "|".join(sorted(GREETINGS, key=len, reverse=True)), re.IGNORECASE)
+GREETED = 3  # words after a greeting that may name whom it greets ("Hallo zusammen", "Hi Palazzo team")
 
 
 def _command_lines(lines: list[str]) -> tuple[list[str], list[str]]:
     """The command lines (the first non-empty line, and the lines after it that start like a
-    command) and the prose after them (a sign-off), which is not read; a greeting above is skipped."""
+    command) and the prose after them (a sign-off), which is not read; a greeting above is skipped,
+    and what follows it on its line ("Guten Morgen, bid 500") is read as a line of its own."""
     commands: list[str] = []
     prose: list[str] = []
     for line in lines:
@@ -105,9 +75,28 @@ def _command_lines(lines: list[str]) -> tuple[list[str], list[str]]:
             continue
         if prose or (commands and not _looks_like_command(line)):
             prose.append(line)
-        elif commands or not GREETING.match(line) or _looks_like_command(line):
-            commands.append(line)
+            continue
+        if not commands and not _looks_like_command(line):
+            rest = _after_greeting(line)
+            if rest == "":
+                continue
+            line = rest or line
+        commands.append(line)
     return commands, prose
+
+
+def _after_greeting(line: str) -> str | None:
+    """What follows a greeting on its line ("" for nothing), or None when the line is no greeting: a
+    greeting may name whom it greets in a few words, but none of them may start a command."""
+    match = GREETING.match(line)
+    if match is None:
+        return None
+    parts = re.split(r"([,!:;.])", line[match.end():], maxsplit=1)
+    head, mark, rest = (parts + ["", ""])[:3]
+    named = _words(head)
+    if len(named) > GREETED or any(_near_verb(word) for word in named):
+        return None
+    return rest.strip() if mark else ""
 
 
 def _looks_like_command(line: str) -> bool:
@@ -116,9 +105,46 @@ def _looks_like_command(line: str) -> bool:
     if not words:
         return False
     first = words[0]
-    if first in VERBS or (_amount(first) is not None and len(words) > 1 and words[1] in PRESTIGE_WORDS):
+    if _amount(first) is not None and len(words) > 1 and words[1] in PRESTIGE_WORDS:
         return True
-    return bool(difflib.get_close_matches(first, VERBS, n=1, cutoff=0.75))
+    return _near_verb(first) is not None
+
+
+# The verbs of the command table (README) that a typo is measured against; the other spellings the
+# grammar reads ("cash", "pick", "skip", ...) are read when written exactly, but a word near them is
+# too often a name or a word of a sign-off ("Ash", "Nick") to be refused as a typo.
+TYPO_VERBS = ("keep", "open", "auction", "pass", "bid", "out", "step", "fold", "place", "discard", "throw",
+              "choose", "entice", "buy", "build", "publish", "prestige", "florins", "take", "end", "sell",
+              "orders", "help")
+
+
+def _near_verb(word: str) -> str | None:
+    """The verb a word is, or is a likely typo of: two neighbouring letters swapped ("byu"), or for a
+    verb of four letters one missing or extra letter ("kep"), of five or more any one ("biuld",
+    "publsh"). Further than that, or one wrong letter of a short verb ("Nick", "well"), it is prose."""
+    if word in VERBS:
+        return word
+    for verb in TYPO_VERBS:
+        if abs(len(verb) - len(word)) > 1 or not word.isalpha():
+            continue
+        distance, swapped = _edits(word, verb)
+        if distance == 1 and (swapped or len(verb) >= 5 or (len(verb) == 4 and len(word) != len(verb))):
+            return verb
+    return None
+
+
+def _edits(a: str, b: str) -> tuple[int, bool]:
+    """The optimal string alignment distance of two words (a swap of neighbours counts as one edit),
+    and whether a one-edit answer is that swap."""
+    rows = [[max(i, j) if min(i, j) == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1] and a[i - 1] != b[j - 1]:
+                rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
+    distance = rows[len(a)][len(b)]
+    swapped = distance == 1 and len(a) == len(b) and sorted(a) == sorted(b)
+    return distance, swapped
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -269,8 +295,8 @@ def _command(line: str) -> Command:
         return _split([verb, *rest[1:]], line)
     handler = VERBS.get(verb)
     if handler is None:
-        close = difflib.get_close_matches(verb, VERBS, n=1, cutoff=0.75)
-        hint = f" Did you mean '{close[0]}'?" if close else ""
+        close = _near_verb(verb)
+        hint = f" Did you mean '{close}'?" if close else ""
         raise Unreadable("unknown_command", f"'{verb}' is not a command.{hint} Write 'help' for the commands "
                                            "you can send now.", line)
     return handler(rest, line)
