@@ -33,14 +33,15 @@ from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
 from engine.pof.quoting import written_lines
+from engine.pof.table import decision_of
 from engine.pof.view import COLUMNS, square_name
 from engine.pof.words import name, spoken
 from engine.pof.writing import CODES, card_word, corner_of, turned, turned_or_none, write
 from engine.pof.yard import fits
 
 GUIDE = [
-    "Reply to this mail with a command as its first line; several lines make one turn "
-    "(buy freedom travel / build tower at A1 B1 C1 / end). Quoted text and your signature are left alone.",
+    "Reply to this mail with a command as its first line; several lines, one command each, make one turn. "
+    "Quoted text, greetings and your signature are left alone.",
     "Names may be shortened while they fit one thing only; bonus cards also go by their codes (B01-B20).",
     f"Squares: columns {COLUMNS[0]}-{COLUMNS[-1]} from the left, rows 1-{GRID_ROWS} from the top "
     "(A1 is the top left corner, [row 0, col 0] in the API).",
@@ -623,6 +624,21 @@ def resolve(command: Command, legal: list[Move]) -> Move:
     return _resolve_placement(command, same)
 
 
+def settled(command: Command, start: State, played: list[Move], state: State, seat: int) -> str | None:
+    """Why a line needs no move: an 'end' after the `played` lines before it have ended the seat's
+    action turn, which its second action does by itself (an action mail's example turn ends so); None for
+    any other line, which is read as usual (a second 'end' after an 'end' is refused). `start` is the
+    state the reply was read on, `state` the one the played lines leave."""
+    began = decision_of(start, seat)
+    if (command.move != {"type": "end_turn"} or not played or {"type": "end_turn"} in played
+            or began is None or began["kind"] != "action"):
+        return None
+    turn = state["turn"]
+    if turn is not None and turn["seat"] == seat and state["round"] == start["round"]:
+        return None
+    return "your turn had ended by itself after its second action"
+
+
 def reveals(before: State, after: State, seat: int) -> bool:
     """Whether the seat's new decision shows it something private it had not seen (cards drawn)."""
     seen = [decision for decision in before["pending"] if decision["seat"] == seat]
@@ -642,6 +658,7 @@ class PofGrammar:
         return Parsed([_command(line) for line in lines], prose)
 
     resolve = staticmethod(resolve)
+    settled = staticmethod(settled)
     reveals = staticmethod(reveals)
     answers = staticmethod(writing.answers)
 

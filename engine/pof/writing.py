@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from engine.core import Answers, Fill, Move, Unreadable
-from engine.pof import scoring
+from engine.pof import actions, scoring
 from engine.pof.view import COLUMNS, square_name, squares_name
 from engine.pof.words import bonus_text, name, prestige_text, spoken
 from engine.pof.yard import fits
@@ -191,12 +191,32 @@ def answers(legal: list[Move], fill: Callable[[Move], list[Fill]], view: dict[st
     if sum(move["type"] == "choose_card" for move in legal) > 1:
         notes.append("The other cards go back under the deck in the order shown; to set it, write e.g. "
                      "'choose X return Y Z'.")
+    turn = example_turn(legal, view, seat)
+    if turn:
+        notes.append(f"Several lines make one turn, e.g. '{' / '.join(turn)}'; a turn ends by itself after its "
+                     "second action, so an 'end' after it changes nothing.")
     if any(move["type"] == "publish" and fill(move) for move in legal):
         notes.append("A work may carry bonus cards: 'publish painter with bonus B07 B12' (or 'without bonus').")
     if not legal:
         notes.append("Nothing waits for you now; standing orders may be set at any time "
                      "('orders bid up to 600 for juggler').")
     return Answers(commands, notes, picture(me) if pieces or full else None)
+
+
+def example_turn(legal: list[Move], view: dict[str, Any], seat: int) -> list[str]:
+    """The lines of the rest of an action turn the seat could send now, from its own legal moves: a
+    freedom and a building if two actions are left and it can pay both, else one of them, then
+    "end" ([] outside an action turn, or with neither to offer). Neither shows cards, so no line
+    after them waits to be seen (`grammar.reveals`)."""
+    if {"type": "end_turn"} not in legal:
+        return []
+    me = view["players"][seat]
+    freedom = next((move for move in legal if move["type"] == "buy_freedom"), None)
+    build = next((move for move in legal if move["type"] == "build"), None)
+    left = ECONOMY["actions_per_turn"] - view["turn"]["actions"]
+    both = left > 1 and ECONOMY["price_freedom"] + actions.building_price(me) <= me["private"]["cash"]
+    chosen = [freedom, build] if freedom and build and both else [freedom or build]
+    return [write(move) for move in chosen if move] + ["end"] if freedom or build else []
 
 
 def corner_example(move: Move) -> str:
