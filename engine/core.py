@@ -84,6 +84,20 @@ class Game(Protocol):
         """A short human-readable label for a move, for emails, web pages and API clients."""
 
 
+class Worded(Protocol):
+    """Optional for a game (`word` asks it): the name a person reads for each of its ids, from one
+    table, so that no page or mail shows "organ_builder" where it means the organ builder."""
+
+    def words(self, thing: str) -> str:
+        """The name of an id of the game (a card, a piece, a decision kind); KeyError for none."""
+
+
+def word(game: Game, thing: str) -> str:
+    """What a person reads for one of the game's ids: its own word, or the id for a game without words."""
+    words = getattr(game, "words", None)
+    return words(thing) if words is not None else thing
+
+
 class Fillable(Protocol):
     """Optional for a game: listed moves whose list field the seat fills in (`fills` asks a game for them).
 
@@ -154,11 +168,12 @@ class Parsed:
 
 @dataclass(frozen=True)
 class Reading:
-    """What a written answer asks of the game: its moves in order (each legal after the ones before)
-    and the lines they came from."""
+    """What a written answer asks of the game: its moves in order (each legal after the ones before),
+    the line of each, and the lines that needed no move, with why (`Grammar.settled`)."""
 
     moves: list[Move]
     lines: list[str]
+    settled: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -183,6 +198,10 @@ class Grammar(Protocol):
     def resolve(self, command: Command, legal: list[Move]) -> Move:
         """The move a command names among the seat's legal moves; raises Unreadable."""
 
+    def settled(self, command: Command, start: State, played: list[Move], state: State, seat: int) -> str | None:
+        """Why a command needs no move, the `played` ones before it having done what it asks (`state`
+        is what they left of `start`), or None: a line that says what the player meant is no error."""
+
     def reveals(self, before: State, after: State, seat: int) -> bool:
         """Whether a move showed the seat something it could not know when it wrote (cards drawn)."""
 
@@ -202,20 +221,27 @@ def read_commands(game: Game, parsed: Parsed, state: State, seat: int) -> Readin
 
     Nothing is committed: a caller plays the moves in order. A command after one that showed the seat
     something new (cards drawn) is refused unread, since a refusal would tell him what he has not paid
-    to see. Raises Unreadable, with the engine's own code and words for an illegal move.
+    to see; one the grammar finds settled by the ones before (an "end" of a turn that has ended) is
+    no move, and listed as such. Raises Unreadable, with the engine's own code and words for an
+    illegal move.
     """
     grammar = grammar_of(game)
     if grammar is None:
         raise Unreadable("no_grammar", f"{game.name} cannot be played by written commands")
-    lines = [command.text for command in parsed.commands]
     if parsed.help:
-        return Reading([], lines)
+        return Reading([], [command.text for command in parsed.commands])
     moves: list[Move] = []
-    before = None
+    lines: list[str] = []
+    settled: list[tuple[str, str]] = []
+    start, before = state, None
     for command in parsed.commands:
         if before is not None and grammar.reveals(before, state, seat):
             raise Unreadable("unseen", "the line before shows you new cards: send what follows once you have "
                                        "seen them, in reply to the mail that shows them", command.text)
+        why = grammar.settled(command, start, moves, state, seat)
+        if why is not None:
+            settled.append((command.text, why))
+            continue
         move = grammar.resolve(command, game.legal_moves(state, seat))
         try:
             after, _ = game.apply(state, seat, move)
@@ -223,7 +249,8 @@ def read_commands(game: Game, parsed: Parsed, state: State, seat: int) -> Readin
             raise Unreadable(error.code, error.message, command.text) from None
         before, state = state, after
         moves.append(move)
-    return Reading(moves, lines)
+        lines.append(command.text)
+    return Reading(moves, lines, settled)
 
 
 def answers(game: Game, state: State, seat: int, full: bool = False) -> Answers | None:

@@ -133,7 +133,7 @@ def test_a_turn_is_clockwise_after_an_optional_mirror_from_the_corner_of_the_box
 def test_names_are_found_by_prefix_only_when_one_fits():
     assert moves_of("entice paint") == [{"type": "entice", "profession": "painter"}]
     for text, fits in [("entice p", "physicist or philosopher or painter or pharmacist or poet"),
-                       ("open p", "park or prestige_card"), ("choose most w", "most_")]:
+                       ("open p", "park or prestige card"), ("choose most w", "most woods or most lakes")]:
         with pytest.raises(Unreadable) as refused:
             moves_of(text)
         assert refused.value.code == "ambiguous_name" and fits in refused.value.message
@@ -323,6 +323,50 @@ def test_several_lines_make_one_turn_and_each_is_checked_after_the_ones_before()
     assert refused.code in ("once_a_turn", "freedom_unavailable") and refused.line == write(freedom)
     refused = refusal("end\nend", state, seat)
     assert refused.code == "not_your_decision" and refused.line == "end"
+
+
+def test_an_end_after_the_turn_ended_by_itself_is_what_the_player_meant_and_no_other_line_is_let_off():
+    """README "Rules we had to decide" 5: the second action ends the turn, so the 'end' a player
+    writes after it finds no decision; it is no move, and said so, while every other check stays."""
+    def rich_turn(state):
+        return (waiting("action")(state) and state["turn"]["actions"] == 0
+                and state["players"][first_seat(state)]["private"]["cash"] >= 1100)
+    state = play_until(rich_turn)
+    seat = first_seat(state)
+    legal = GAME.legal_moves(state, seat)
+    build = next(m for m in legal if m["type"] == "build")
+    freedom = next(m for m in legal if m["type"] == "buy_freedom")
+    reading = read_commands(GAME, GRAMMAR.parse(f"{write(freedom)}\n{write(build)}\nend\n\nThanks!"), state, seat)
+    assert reading.moves == [freedom, build] and reading.lines == [write(freedom), write(build)]
+    assert reading.settled == [("end", "your turn had ended by itself after its second action")]
+    for text in (f"{write(freedom)}\n{write(build)}\n{write(freedom)}", f"{write(freedom)}\nend\nend", "end\nend",
+                 f"{write(freedom)}\n{write(build)}\nend\nbid 300"):
+        assert refusal(text, state, seat).code == "not_your_decision", text
+    assert read_commands(GAME, GRAMMAR.parse("end"), state, seat).settled == []
+
+
+def test_the_example_turn_a_mail_shows_is_legal_whole_where_it_is_shown():
+    """The example in an action mail is made of the seat's own moves, and reads through read_commands
+    on that very state, its 'end' included, at every action decision of whole games."""
+    opts = GAME.normalize_options({"seats": 4})
+    state = GAME.new_state(opts, GAME.make_setup(opts, 5))
+    rng = random.Random(5)
+    shown = settled = 0
+    while GAME.result(state) is None:
+        decision = GAME.pending(state)[0]
+        seat = decision["seat"]
+        notes = [note for note in answers(GAME, state, seat).notes if note.startswith("Several lines make one turn")]
+        assert bool(notes) == (decision["kind"] == "action" and any(
+            m["type"] in ("build", "buy_freedom") for m in GAME.legal_moves(state, seat))), decision
+        if notes:
+            lines = notes[0].split("'")[1].split(" / ")
+            reading = read_commands(GAME, GRAMMAR.parse("\n".join(lines)), state, seat)
+            assert reading.lines + [line for line, _ in reading.settled] == lines and lines[-1] == "end"
+            shown += 1
+            settled += bool(reading.settled)
+        state, _ = GAME.apply(state, seat, choose_move(rng.choice(["random", "greedy"]), GAME, state, seat, rng))
+    assert shown > 20 and settled > 5
+    assert not any("/" in line for line in GRAMMAR.guide), "no turn in the guide, which every mail shows"
 
 
 def test_nothing_after_a_line_that_shows_new_cards_is_read():

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from engine.pof.writing import write
 from service import mailbox, preferences, tokens
 from service.inbound import inbox
 from tests.browser import Served
@@ -174,7 +175,7 @@ def test_a_reply_plays_the_move_and_a_refused_or_stale_one_plays_nothing(live, m
     assert done["kind"] == "reply_done" and done["subject"].startswith("Done: Keep ")
     assert "These lines were not read as commands" in done["text"] and '"Thanks,"' in done["text"]
     [played] = moves_by(live, game_id, 0)
-    assert "keep " + " ".join(played["move"]["professions"]) == commands[2]
+    assert write(played["move"]) == commands[2]
     assert not played.get("bot") and not played.get("timeout")
     assert done["headers"]["In-Reply-To"].startswith("<") and done["headers"]["Reply-To"] == reply_to
     hidden = [card for seat in (1, 2) for card in game_state(live, game_id)["players"][seat]["private"]["hand"]]

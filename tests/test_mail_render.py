@@ -90,7 +90,7 @@ def test_each_decision_gets_its_mail_in_text_and_html(kind, expected):
 def test_bid_mail_names_the_item_the_bid_and_who_is_still_in():
     state, seat, mail = decision_mail("bid")
     lot = GAME.view(state, seat)["auction"]["lot"]
-    item = lot["item"].replace("_", " ")
+    item = phrases.name(lot["item"])
     assert mail.subject.startswith(f"Your bid: the {item} stands at {lot['bid']}")
     assert f"On offer: the {item}" in mail.text and f"The bid stands at {lot['bid']}" in mail.text
     assert f"the next bid is {lot['bid'] + 100}" in mail.text
@@ -114,8 +114,8 @@ def test_turn_mail_shows_the_round_the_minimum_work_value_and_the_seats_own_mean
 
 
 @pytest.mark.parametrize("kind, facts", [
-    ("keep_professions", lambda d: [p.replace("_", " ") for p in d["private"]["dealt"]]),
-    ("choose_card", lambda d: [c.replace("_", " ") for c in d["private"]["cards"]]),
+    ("keep_professions", lambda d: [phrases.name(p) for p in d["private"]["dealt"]]),
+    ("choose_card", lambda d: [phrases.shown(c) for c in d["private"]["cards"]]),
     ("place_landscape", lambda d: [f"Place your new {d['landscape']}"]),
     ("split_payout", lambda d: [f"Split your payout of {d['payout']:,} florins"]),
 ])
@@ -157,9 +157,9 @@ def test_a_mail_shows_nothing_private_to_another_seat():
     others = [card for d in state["pending"][1:] for card in d["private"]["dealt"]]
     assert others and not set(others) & set(mine)
     for card in mine:
-        assert card.replace("_", " ") in mail.text
+        assert phrases.name(card) in mail.text
     for card in others:
-        assert card.replace("_", " ") not in both(mail) and card not in both(mail)
+        assert phrases.name(card) not in both(mail) and card not in both(mail)
 
     state, seat, mail = decision_mail("action")
     public = json.dumps(GAME.view(state, seat)["players"])
@@ -167,7 +167,7 @@ def test_a_mail_shows_nothing_private_to_another_seat():
               for card in other["private"]["hand"] + other["private"]["bonus_cards"] if card not in public]
     assert hidden
     for card in hidden:
-        assert card not in both(mail) and card.replace("_", " ") not in both(mail)
+        assert card not in both(mail) and phrases.name(card) not in both(mail)
 
 
 def test_a_mail_refuses_the_raw_state_and_another_seats_view():
@@ -225,7 +225,7 @@ def test_round_result_tells_everyone_the_best_work_and_the_standings(after_round
         for player in state["players"]:
             assert f"- {NAMES[player['seat']]}: {player['prestige']}\n" in mail.text
             for work in player["works"]:
-                assert f"the {work['profession'].replace('_', ' ')}, worth {work['value']}" in mail.text
+                assert f"the {phrases.name(work['profession'])}, worth {work['value']}" in mail.text
         assert f"Round 2 starts with {NAMES[state['start_player']]}" in mail.text
         assert "Bea &lt;script&gt;" in mail.html and "<script>" not in mail.html
         assert mail.headers["In-Reply-To"] == ROOT and mail.headers["List-Unsubscribe"] == "<https://palazzo.example/u>"
@@ -242,7 +242,7 @@ def test_game_over_lists_ranks_scores_and_each_prestige_cards_points(finished):
                  for s in ranked]
     assert positions == sorted(positions)
     for score, at in zip(ranked, positions):
-        cards = [f"   prestige card {c['card'].replace('_', ' ')}: {c['points']} points" for c in score["prestige_cards"]]
+        cards = [f"   prestige card {phrases.name(c['card'])}: {c['points']} points" for c in score["prestige_cards"]]
         assert lines[at + 1: at + 1 + len(cards)] == cards
         for card in cards:
             assert f"<li>{card.strip()}</li>" in mail.html

@@ -54,7 +54,7 @@ def test_the_host_sees_no_subject_or_provider_text_of_a_refused_mail(redis_url, 
         assert seen == [{"at": seen[0]["at"], "seat": 0, "to": ANN, "kind": "reply_done",
                          "reason": "the provider refused it (400)"}]
         shown = page.split("Mail that did not arrive")[1].split("</section>")[0]
-        assert "reply done to Ann, ann@example.org (the provider refused it (400))" in shown
+        assert "an answer to a reply to Ann, ann@example.org (the provider refused it (400))" in shown
 
 def test_a_failed_send_logs_and_keeps_no_word_of_the_provider(redis_url, monkeypatch, caplog):
     """The send job (workers.mailing, as RQ runs it) against a provider whose refusal quotes the mail."""

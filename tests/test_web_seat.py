@@ -8,7 +8,7 @@ import pytest
 from werkzeug.datastructures import MultiDict
 
 from engine.pof import scoring
-from service.web import forms
+from service.web import forms, words
 from tests.conftest import assert_replays, bearer, new_game, seat_tokens
 from tests.web_client import enter_seat, play_game, send, table, to_action
 from tests.web_forms import parse
@@ -56,8 +56,8 @@ def test_a_whole_game_is_played_through_the_pages_alone(app, client, one_human):
     assert_replays(app, one_human)
     over = _page(client, one_human)
     assert over.decision == "none" and 'id="scores"' in over.html
-    assert all(re.search(rf">{card}<|{card} \(", over.html) for card in
-               [c["card"].replace("_", " ") for s in final.state["result"]["scores"] for c in s["prestige_cards"]])
+    assert all(re.search(rf">{re.escape(card)}<|{re.escape(card)} \(", over.html) for card in
+               [words.name(c["card"]) for s in final.state["result"]["scores"] for c in s["prestige_cards"]])
 
 
 def test_every_form_posts_a_move_the_rules_list_now(app, client, one_human):

@@ -1,6 +1,7 @@
 """Driving the pages over Flask's test client, as a browser without scripts would."""
 from __future__ import annotations
 
+from typing import Callable
 from urllib.parse import urlencode, urlsplit
 
 from werkzeug.datastructures import MultiDict
@@ -57,13 +58,17 @@ def send(client, form: Form, **changes):
     return client.post(action, data=MultiDict(data))
 
 
-def play_game(client, game_id: str, limit: int = 3000) -> tuple[set[str], int]:
-    """Play the seat this client holds through its page until nothing waits for it; (what was done, pages)."""
+def play_game(client, game_id: str, limit: int = 3000,
+              on_page: Callable[[str, str], None] | None = None) -> tuple[set[str], int]:
+    """Play the seat this client holds through its page until nothing waits for it; (what was done, pages).
+    `on_page` is shown the address and the HTML of every page the player reads."""
     done: set[str] = set()
     url = f"/games/{game_id}"
     for count in range(limit):
         shown = client.get(url)
         assert shown.status_code == 200, shown.get_data(as_text=True)[:2000]
+        if on_page is not None:
+            on_page(url, shown.get_data(as_text=True))
         step = next_step(Page(shown.get_data(as_text=True)), done)
         if step is None:
             return done, count

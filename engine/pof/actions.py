@@ -11,6 +11,7 @@ from engine.core import Event, Fill, IllegalMove, Move, State
 from engine.pof import auction, orders, scoring, yard
 from engine.pof.data import BUILDINGS, ECONOMY, FREEDOMS, MIN_WORK_VALUE, ROUNDS
 from engine.pof.table import add, deck_size, decide, draw, player, resolve, spend, take
+from engine.pof.words import name
 
 ACTIONS_PER_TURN = ECONOMY["actions_per_turn"]
 
@@ -75,7 +76,7 @@ def buy_freedom(state: State, seat: int, move: Move, events: list[Event]) -> Non
         raise IllegalMove("unknown_freedom", f"{freedom!r} is not a freedom; freedoms: {FREEDOMS}")
     _once_a_turn(state, "freedom")
     if not _freedom_open(state, seat, freedom):
-        raise IllegalMove("freedom_unavailable", f"you own {freedom} already, or none is left")
+        raise IllegalMove("freedom_unavailable", f"you own the freedom of {name(freedom)} already, or none is left")
     spend(state, seat, ECONOMY["price_freedom"])
     state["supply"]["freedoms"][freedom] -= 1
     add(player(state, seat), "freedoms", freedom)
@@ -96,7 +97,7 @@ def build(state: State, seat: int, move: Move, events: list[Event]) -> None:
     if kind not in BUILDINGS:
         raise IllegalMove("unknown_building", f"{kind!r} is not a building; buildings: {sorted(BUILDINGS)}")
     if not _building_open(state, seat, kind):
-        raise IllegalMove("building_unavailable", f"you have a {kind} already, or none is left")
+        raise IllegalMove("building_unavailable", f"you have a {name(kind)} already, or none is left")
     squares = yard.check_placement(me, kind, move["squares"])
     spend(state, seat, building_price(me))
     state["supply"]["buildings"][kind] -= 1
@@ -109,7 +110,7 @@ def publish(state: State, seat: int, move: Move, events: list[Event]) -> None:
     me = player(state, seat)
     profession, cards = move["profession"], move["bonus_cards"]
     if profession not in me["private"]["hand"]:
-        raise IllegalMove("not_in_hand", f"{profession!r} is not an unplayed profession in your hand")
+        raise IllegalMove("not_in_hand", f"the {name(profession)} is not an unplayed profession in your hand")
     if len(set(cards)) != len(cards) or not set(cards) <= set(me["private"]["bonus_cards"]):
         raise IllegalMove("bad_bonus_cards", "add only bonus cards you hold, each once")
     value = scoring.work_value(me, profession, cards)
@@ -149,7 +150,7 @@ def _once_a_turn(state: State, what: str) -> None:
 
 def _buy_card(state: State, seat: int, deck: str, price: int, events: list[Event]) -> None:
     if not deck_size(state, deck):
-        raise IllegalMove("deck_empty", f"no {deck.replace('_', ' ')} are left")
+        raise IllegalMove("deck_empty", f"the {name(deck)} is empty")
     spend(state, seat, price)
     shown = draw(state, deck, ECONOMY["cards_shown_when_choosing"])
     _took_action(state, seat, events, {"type": "card_bought", "seat": seat, "deck": deck})

@@ -13,6 +13,7 @@ from engine.pof import orders, yard
 from engine.pof.choices import entice_targets
 from engine.pof.data import AUCTION_ITEMS, ECONOMY, LANDSCAPES, SUPPLY
 from engine.pof.table import add, can_pay, decide, deck_size, draw, pay, player, resolve, seats_from, take
+from engine.pof.words import name
 
 OPENING_BID = ECONOMY["auction_opening_bid"]
 STEP = ECONOMY["auction_step"]
@@ -92,7 +93,8 @@ def open_auction(state: State, seat: int, move: Move, events: list[Event]) -> No
     if item not in AUCTION_ITEMS:
         raise IllegalMove("unknown_item", f"{item!r} is not an auction item; items: {AUCTION_ITEMS}")
     if not can_take(state, seat, item):
-        raise IllegalMove("item_unavailable", f"you cannot take {item} this round (sold, none left, or 3 architects)")
+        raise IllegalMove("item_unavailable", f"you cannot take the {name(item)} this round (sold, none left, "
+                                              "or 3 architects)")
     resolve(state, seat)
     events.append({"type": "auction_opened", "seat": seat, "item": item, "bid": OPENING_BID})
     bidders = [s for s in seats_from(state, seat) if s not in state["auction"]["done"]]
@@ -106,7 +108,7 @@ def open_auction(state: State, seat: int, move: Move, events: list[Event]) -> No
 
 def pass_auction(state: State, seat: int, move: Move, events: list[Event]) -> None:
     if not state["options"]["auction_pass"]:
-        raise IllegalMove("pass_not_allowed", "the chooser must open an auction (the auction_pass option is off)")
+        raise IllegalMove("pass_not_allowed", "the chooser must open an auction: this game does not allow passing")
     resolve(state, seat)
     add(state["auction"], "done", seat)
     events.append({"type": "sat_out", "seat": seat, "reason": "passed"})

@@ -8,6 +8,7 @@ from engine.core import Event, IllegalMove, Move, State
 from engine.pof import yard
 from engine.pof.data import ECONOMY
 from engine.pof.table import add, decision_of, player, put_under, resolve, take
+from engine.pof.words import name, names
 
 KEPT = ECONOMY["start_professions_kept"]
 PRESTIGE_PER_EXTRA_LANDSCAPE = ECONOMY["prestige_per_extra_landscape_of_a_type"]
@@ -39,7 +40,7 @@ def keep_professions(state: State, seat: int, move: Move, events: list[Event]) -
     dealt = decision_of(state, seat)["private"]["dealt"]
     kept = move["professions"]
     if len(kept) != KEPT or len(set(kept)) != KEPT or not set(kept) <= set(dealt):
-        raise IllegalMove("bad_choice", f"keep exactly {KEPT} different professions of those dealt: {dealt}")
+        raise IllegalMove("bad_choice", f"keep exactly {KEPT} different professions of those dealt: {names(dealt)}")
     returned = [card for card in dealt if card not in kept]
     resolve(state, seat)
     player(state, seat)["private"]["hand"] = list(kept)
@@ -62,7 +63,7 @@ def place_landscape(state: State, seat: int, move: Move, events: list[Event]) ->
     if repeat:
         owner["prestige"] += PRESTIGE_PER_EXTRA_LANDSCAPE
         events.append({"type": "prestige_gained", "seat": seat, "points": PRESTIGE_PER_EXTRA_LANDSCAPE,
-                       "reason": f"another {kind}"})
+                       "reason": f"another {name(kind)}"})
 
 
 def discard_landscape(state: State, seat: int, move: Move, events: list[Event]) -> None:
@@ -76,9 +77,9 @@ def choose_card(state: State, seat: int, move: Move, events: list[Event]) -> Non
     shown, deck = decision["private"]["cards"], decision["deck"]
     rest = [card for card in shown if card != move["card"]]
     if move["card"] not in shown:
-        raise IllegalMove("bad_choice", f"choose one of the cards shown: {shown}")
+        raise IllegalMove("bad_choice", f"choose one of the cards shown: {names(shown)}")
     if sorted(move["return_order"]) != sorted(rest) or len(set(move["return_order"])) != len(rest):
-        raise IllegalMove("bad_order", f"return_order must list each card not kept once: {rest}")
+        raise IllegalMove("bad_order", f"give back each card you do not keep, once: {names(rest)}")
     resolve(state, seat)
     hand = {"professions": "hand", "bonus_cards": "bonus_cards", "prestige_cards": "prestige_cards"}[deck]
     add(player(state, seat)["private"], hand, move["card"])

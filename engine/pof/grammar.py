@@ -14,16 +14,17 @@ The grammar (case-insensitive, the README has the table):
     buy freedom travel | buy profession | buy bonus card | build library at C2 D2 E2 C3 D3
     publish painter [with bonus B07 B12 | without bonus] | prestige 2 | end | sell 2
     orders bid up to 600 for juggler and 400 for lake, step out otherwise | orders cancel | help
-A name is its id in any case, with spaces, hyphens or underscores alike, or a prefix of it that fits
-one id only; bonus cards also go by code, B01-B20 in data.json's order. Squares read like a chess board
-seen from above: columns A-G from the left, rows 1-7 from the top, so C2 is [row 1, col 2]; the API's
-`[1, 2]` works too. A piece is given by all its squares, or by the top left corner of the box around
-it, with `rotate 0-3` clockwise quarter turns after an optional `mirror` (left to right) of its shape
-as data.json draws it; a corner alone is enough when one placement fits there.
+A name is its id or its name in `engine.pof.words` ("bell maker", "+2 per woods", "Most woods") in any
+case, with spaces, hyphens or underscores alike, or a prefix of it that fits one id only; bonus cards
+also go by code, B01-B20 in data.json's order; lines name things as `writing.card_word` does.
+Squares read like a chess board seen from above: columns A-G from the left, rows 1-7 from the top,
+so C2 is [row 1, col 2]; the API's `[1, 2]` works too. A piece is given by all its squares, or by the
+top left corner of the box around it, with `rotate 0-3` clockwise quarter turns after an optional
+`mirror` (left to right) of its shape as data.json draws it; a corner alone is enough when one
+placement fits there.
 """
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Callable, Iterable
 
@@ -31,14 +32,17 @@ from engine.core import Command, Move, Parsed, State, Unreadable
 from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
+from engine.pof.quoting import written_lines
+from engine.pof.table import decision_of
 from engine.pof.view import COLUMNS, square_name
+from engine.pof.words import name, spoken
 from engine.pof.writing import CODES, card_word, corner_of, turned, turned_or_none, write
 from engine.pof.yard import fits
 from engine.typed import whole_number
 
 GUIDE = [
-    "Reply to this mail with a command as its first line; several lines make one turn "
-    "(buy freedom travel / build tower at A1 B1 C1 / end). Quoted text and your signature are left alone.",
+    "Reply to this mail with a command as its first line; several lines, one command each, make one turn. "
+    "Quoted text, greetings and your signature are left alone.",
     "Names may be shortened while they fit one thing only; bonus cards also go by their codes (B01-B20).",
     f"Squares: columns {COLUMNS[0]}-{COLUMNS[-1]} from the left, rows 1-{GRID_ROWS} from the top "
     "(A1 is the top left corner, [row 0, col 0] in the API).",
@@ -46,56 +50,26 @@ GUIDE = [
 ]
 
 # ---------------------------------------------------------------------------------------------------
-# The lines a player wrote: quoted history, its heading and the signature are not his commands.
+# The command lines among those a player wrote (`quoting.written_lines`): greetings above them are
+# skipped, prose after them (a sign-off) is not read, and a typo of a command is refused, not skipped.
 
-_WROTE = r"(wrote|schrieb|a écrit|escribió|ha scritto|schreef|skrev|escreveu|napisał)\s*:\s*$"
-ATTRIBUTION_END = re.compile(_WROTE, re.IGNORECASE)
-ATTRIBUTION_START = re.compile(r"^(on|le|am|el|il|op|em|den|w dniu)\b", re.IGNORECASE)
-HISTORY = re.compile(r"^(-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)\b.*|_{5,}|"
-                     r"(from|von|de|da|van):\s.+|begin forwarded message:?)$", re.IGNORECASE)
-SIGNATURE = re.compile(r"^(--|—|-- )$")
-GREETING = re.compile(r"^(hi|hello|hey|dear|hallo|ciao|bonjour|good (morning|afternoon|evening))\b", re.IGNORECASE)
-
-
-def written_lines(text: str) -> list[str]:
-    """The lines the player wrote himself, stripped, blank ones kept: quoted lines ('>'), the
-    "On ... wrote:" heading of a quote, and everything from a signature or the history a mail program
-    appends, are dropped. A heading above what he wrote ends it (top posting); a heading before he
-    wrote anything only introduces the quote he answers below it (bottom posting)."""
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    kept: list[str] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index].strip()
-        heading = _attribution(lines, index)
-        if heading:
-            if any(kept):
-                break
-            index += heading
-            continue
-        if SIGNATURE.match(lines[index].rstrip()) or SIGNATURE.match(line) or HISTORY.match(line):
-            break
-        if not line.startswith(">"):
-            kept.append(line)
-        index += 1
-    return kept
-
-
-def _attribution(lines: list[str], index: int) -> int:
-    """How many lines the "On <date>, <someone> wrote:" heading at `index` takes (0: none there); mail
-    programs wrap a long one onto a second or third line."""
-    if ATTRIBUTION_END.search(lines[index]):
-        return 1
-    if ATTRIBUTION_START.match(lines[index].strip()):
-        for extra in (1, 2):
-            if index + extra < len(lines) and ATTRIBUTION_END.search(lines[index + extra]):
-                return extra + 1
-    return 0
+GREETINGS = ("hi", "hello", "hey", "dear", "good morning", "good afternoon", "good evening", "greetings",
+             "hallo", "liebe", "lieber", "guten morgen", "guten tag", "guten abend", "moin", "servus", "grüß gott",
+             "hoi", "dag", "beste", "goedemorgen", "goedemiddag", "goedenavond",
+             "hej", "hejsan", "hallå", "god morgon", "god dag",
+             "cześć", "dzień dobry", "witam", "witaj",
+             "salut", "bonjour", "bonsoir", "coucou", "cher", "chère",
+             "hola", "buenos días", "buenas tardes", "buenas noches", "buenas", "querido", "querida", "estimado",
+             "ciao", "buongiorno", "buonasera", "salve", "caro", "cara",
+             "olá", "ola", "oi", "bom dia", "boa tarde", "boa noite", "prezado", "prezada")
+GREETING = re.compile(r"^(%s)(?!\w)" % "|".join(sorted(GREETINGS, key=len, reverse=True)), re.IGNORECASE)
+GREETED = 3  # words after a greeting that may name whom it greets ("Hallo zusammen", "Hi Palazzo team")
 
 
 def _command_lines(lines: list[str]) -> tuple[list[str], list[str]]:
     """The command lines (the first non-empty line, and the lines after it that start like a
-    command) and the prose after them (a sign-off), which is not read; a greeting above is skipped."""
+    command) and the prose after them (a sign-off), which is not read; a greeting above is skipped,
+    and what follows it on its line ("Guten Morgen, bid 500") is read as a line of its own."""
     commands: list[str] = []
     prose: list[str] = []
     for line in lines:
@@ -103,9 +77,28 @@ def _command_lines(lines: list[str]) -> tuple[list[str], list[str]]:
             continue
         if prose or (commands and not _looks_like_command(line)):
             prose.append(line)
-        elif commands or not GREETING.match(line) or _looks_like_command(line):
-            commands.append(line)
+            continue
+        if not commands and not _looks_like_command(line):
+            rest = _after_greeting(line)
+            if rest == "":
+                continue
+            line = rest or line
+        commands.append(line)
     return commands, prose
+
+
+def _after_greeting(line: str) -> str | None:
+    """What follows a greeting on its line ("" for nothing), or None when the line is no greeting: a
+    greeting may name whom it greets in a few words, but none of them may start a command."""
+    match = GREETING.match(line)
+    if match is None:
+        return None
+    parts = re.split(r"([,!:;.])", line[match.end():], maxsplit=1)
+    head, mark, rest = (parts + ["", ""])[:3]
+    named = _words(head)
+    if len(named) > GREETED or any(_near_verb(word) for word in named):
+        return None
+    return rest.strip() if mark else ""
 
 
 def _looks_like_command(line: str) -> bool:
@@ -114,9 +107,46 @@ def _looks_like_command(line: str) -> bool:
     if not words:
         return False
     first = words[0]
-    if first in VERBS or (_amount(first) is not None and len(words) > 1 and words[1] in PRESTIGE_WORDS):
+    if _amount(first) is not None and len(words) > 1 and words[1] in PRESTIGE_WORDS:
         return True
-    return bool(difflib.get_close_matches(first, VERBS, n=1, cutoff=0.75))
+    return _near_verb(first) is not None
+
+
+# The verbs of the command table (README) that a typo is measured against; the other spellings the
+# grammar reads ("cash", "pick", "skip", ...) are read when written exactly, but a word near them is
+# too often a name or a word of a sign-off ("Ash", "Nick") to be refused as a typo.
+TYPO_VERBS = ("keep", "open", "auction", "pass", "bid", "out", "step", "fold", "place", "discard", "throw",
+              "choose", "entice", "buy", "build", "publish", "prestige", "florins", "take", "end", "sell",
+              "orders", "help")
+
+
+def _near_verb(word: str) -> str | None:
+    """The verb a word is, or is a likely typo of: two neighbouring letters swapped ("byu"), or for a
+    verb of four letters one missing or extra letter ("kep"), of five or more any one ("biuld",
+    "publsh"). Further than that, or one wrong letter of a short verb ("Nick", "well"), it is prose."""
+    if word in VERBS:
+        return word
+    for verb in TYPO_VERBS:
+        if abs(len(verb) - len(word)) > 1 or not word.isalpha():
+            continue
+        distance, swapped = _edits(word, verb)
+        if distance == 1 and (swapped or len(verb) >= 5 or (len(verb) == 4 and len(word) != len(verb))):
+            return verb
+    return None
+
+
+def _edits(a: str, b: str) -> tuple[int, bool]:
+    """The optimal string alignment distance of two words (a swap of neighbours counts as one edit),
+    and whether a one-edit answer is that swap."""
+    rows = [[max(i, j) if min(i, j) == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1] and a[i - 1] != b[j - 1]:
+                rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
+    distance = rows[len(a)][len(b)]
+    swapped = distance == 1 and len(a) == len(b) and sorted(a) == sorted(b)
+    return distance, swapped
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -124,7 +154,7 @@ def _looks_like_command(line: str) -> bool:
 
 PAIR = re.compile(r"[\[(]\s*(\d+)\s*[,;]\s*(\d+)\s*[\])]")  # the API's [row, col]
 THOUSANDS = re.compile(r"(?<=\d)[,.'](?=\d{3}\b)")  # 1,000 or 1.000
-ASIDE = re.compile(r"\([^)]*\)")  # a note copied from the mail with its command
+ASIDE = re.compile(r"\((?:[^()]|\([^()]*\))*\)")  # a note copied from the mail with its command, maybe (nested)
 FILLERS = frozenset("the a an my your please pls i ill id will want would like to at on in into of for and "
                     "then it by work now".split())
 CURRENCY = frozenset({"florins", "florin", "fl"})
@@ -166,18 +196,23 @@ def _key(word: str) -> str:
 
 
 class Names:
-    """The ids of one kind of thing, found from what a player writes: the id in any spelling, an
-    alias, the id without its filler words ("per card hand"), a plural, or a prefix fitting one id."""
+    """The ids of one kind of thing, found from what a player writes: the id or its name (the words
+    of `engine.pof.words`) in any spelling, an alias, either without its filler words ("per card
+    hand"), a plural, or a prefix fitting one id."""
 
     def __init__(self, what: str, ids: Iterable[str], aliases: dict[str, str] | None = None, *, listed: bool = True):
         self.what = what
         self.ids = list(ids)
         self.listed = listed  # whether a refusal lists every id (not for all 55 cards)
         self.keys: dict[str, str] = {}
-        for name in self.ids:
-            self.keys[_key(name)] = name
-            self.keys.setdefault(_key("".join(p for p in name.split("_") if p not in FILLERS)), name)
-        self.keys.update({_key(alias): name for alias, name in (aliases or {}).items()})
+        for thing in self.ids:
+            self.keys[_key(thing)] = thing
+        for thing in self.ids:
+            for spelling in (thing, name(thing)):
+                parts = re.split(r"[_\s,]+", spelling.lower())
+                for key in (_key(spelling), _key("".join(part for part in parts if part not in FILLERS))):
+                    self.keys.setdefault(key, thing)
+        self.keys.update({_key(alias): thing for alias, thing in (aliases or {}).items()})
 
     def find(self, words: list[str], at: int, line: str) -> tuple[str, int]:
         """The name starting at words[at] and the index after it. A name of several words ("bell maker")
@@ -200,7 +235,7 @@ class Names:
 
     def starting(self, prefix: str) -> list[str]:
         """The ids with a spelling that starts with `prefix`, in their order."""
-        return sorted({name for key, name in self.keys.items() if key.startswith(prefix)}, key=self.ids.index)
+        return sorted({thing for key, thing in self.keys.items() if key.startswith(prefix)}, key=self.ids.index)
 
     def one(self, word: str, line: str) -> str:
         key = _key(word)
@@ -213,15 +248,16 @@ class Names:
             if len(matches) == 1:
                 return matches[0]
             if matches:
-                raise Unreadable("ambiguous_name", f"'{word}' could be {' or '.join(matches)}: write more of it", line)
-        known = f"; {self.what}s: {', '.join(self.ids)}" if self.listed else ""
+                raise Unreadable("ambiguous_name", f"'{word}' could be {' or '.join(map(spoken, matches))}: "
+                                                   "write more of it", line)
+        known = f"; {self.what}s: {', '.join(map(spoken, self.ids))}" if self.listed else ""
         raise Unreadable("unknown_name", f"'{word}' is not a {self.what}{known}", line)
 
     def all(self, words: list[str], line: str) -> list[str]:
         found, at = [], 0
         while at < len(words):
-            name, at = self.find(words, at, line)
-            found.append(name)
+            thing, at = self.find(words, at, line)
+            found.append(thing)
         return found
 
 
@@ -238,9 +274,9 @@ CARD_NAMES = Names("card", [*PROFESSIONS, *BONUS_CARDS, *PRESTIGE_CARDS], _CODE_
 def _one_name(names: Names, words: list[str], line: str) -> str:
     if not words:
         raise Unreadable("bad_command", f"name the {names.what}", line)
-    name, at = names.find(words, 0, line)
+    thing, at = names.find(words, 0, line)
     _nothing_after(words[at:], line)
-    return name
+    return thing
 
 
 def _nothing_after(words: list[str], line: str, allowed: Iterable[str] = ()) -> None:
@@ -261,8 +297,8 @@ def _command(line: str) -> Command:
         return _split([verb, *rest[1:]], line)
     handler = VERBS.get(verb)
     if handler is None:
-        close = difflib.get_close_matches(verb, VERBS, n=1, cutoff=0.75)
-        hint = f" Did you mean '{close[0]}'?" if close else ""
+        close = _near_verb(verb)
+        hint = f" Did you mean '{close}'?" if close else ""
         raise Unreadable("unknown_command", f"'{verb}' is not a command.{hint} Write 'help' for the commands "
                                            "you can send now.", line)
     return handler(rest, line)
@@ -546,7 +582,7 @@ def _resolve_placement(command: Command, same: list[Move]) -> Move:
     if turn is not None:
         shapes = [turned_or_none(each, corner, *turn) for each in ([kind] if kind else LANDSCAPES)]
         found = [move for move in found if move["squares"] in shapes]
-    piece = kind or "landscape"
+    piece = name(kind) if kind else "landscape"
     if not found:
         raise Unreadable("not_listed", f"the {piece} has no legal place with its top left corner at "
                                        f"{square_name(corner)}" + (" turned so" if turn else ""), command.text)
@@ -583,10 +619,25 @@ def resolve(command: Command, legal: list[Move]) -> Move:
     if "bonus_cards" in loose:
         work = next((listed for listed in same if listed["profession"] == move["profession"]), None)
         if work is None:
-            raise Unreadable("not_listed", f"the {move['profession']} cannot publish now: it is not in your hand, "
-                                           "or its work cannot reach this round's minimum", command.text)
+            raise Unreadable("not_listed", f"the {name(move['profession'])} cannot publish now: it is not in your "
+                                           "hand, or its work cannot reach this round's minimum", command.text)
         return work
     return _resolve_placement(command, same)
+
+
+def settled(command: Command, start: State, played: list[Move], state: State, seat: int) -> str | None:
+    """Why a line needs no move: an 'end' after the `played` lines before it have ended the seat's
+    action turn, which its second action does by itself (an action mail's example turn ends so); None for
+    any other line, which is read as usual (a second 'end' after an 'end' is refused). `start` is the
+    state the reply was read on, `state` the one the played lines leave."""
+    began = decision_of(start, seat)
+    if (command.move != {"type": "end_turn"} or not played or {"type": "end_turn"} in played
+            or began is None or began["kind"] != "action"):
+        return None
+    turn = state["turn"]
+    if turn is not None and turn["seat"] == seat and state["round"] == start["round"]:
+        return None
+    return "your turn had ended by itself after its second action"
 
 
 def reveals(before: State, after: State, seat: int) -> bool:
@@ -608,6 +659,7 @@ class PofGrammar:
         return Parsed([_command(line) for line in lines], prose)
 
     resolve = staticmethod(resolve)
+    settled = staticmethod(settled)
     reveals = staticmethod(reveals)
     answers = staticmethod(writing.answers)
 

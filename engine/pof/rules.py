@@ -15,6 +15,7 @@ from engine.pof.errors import ERROR_CODES
 from engine.pof.grammar import GRAMMAR
 from engine.pof.schemas import SCHEMAS
 from engine.pof.table import DEADLINE_CLASS, DECISION_KINDS, decision_of, fork, sell_prestige
+from engine.pof import words as pof_words
 
 Handler = Callable[[State, int, Move, list[Event]], None]
 
@@ -57,6 +58,7 @@ class PrincesOfFlorence:
     deadline_keys = list(dict.fromkeys([*DECISION_KINDS, *DEADLINE_CLASS.values()]))
     fill_fields = {"publish": "bonus_cards"}  # `engine.core.Fillable`: a publish's bonus cards
     grammar = GRAMMAR  # `engine.core.Grammar`: moves as lines of text, for replies by mail
+    words = staticmethod(pof_words.name)  # `engine.core.Worded`: the one table of words (engine/pof/words.py)
 
     def normalize_options(self, options: dict[str, Any] | None) -> dict[str, Any]:
         return setup.normalize_options(options)
@@ -103,8 +105,8 @@ class PrincesOfFlorence:
         kinds, handler = MOVES[move["type"]]
         decision = decision_of(state, seat)
         if kinds and (decision is None or decision["kind"] not in kinds):
-            waiting = f"you are to {decision['kind']}" if decision else "nothing is waiting for you"
-            raise IllegalMove("not_your_decision", f"{move['type']} is not allowed now: {waiting}")
+            waiting = f"you are asked {pof_words.name(decision['kind'])}" if decision else "nothing is waiting for you"
+            raise IllegalMove("not_your_decision", f"'{view.describe(move)}' is not an answer now: {waiting}")
         state = fork(state)
         events: list[Event] = []
         handler(state, seat, move, events)

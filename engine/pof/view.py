@@ -5,7 +5,8 @@ from typing import Any, Iterable
 
 from engine.core import Move, State, Viewer, redact
 from engine.pof import scoring
-from engine.pof.data import GRID_COLS, MIN_WORK_VALUE
+from engine.pof.data import ECONOMY, GRID_COLS, MIN_WORK_VALUE
+from engine.pof.words import name, names
 
 COLUMNS = "".join(chr(ord("A") + col) for col in range(GRID_COLS))  # the yard's columns, A from the left
 
@@ -46,22 +47,23 @@ def squares_name(squares: list[list[int]], between: str = ", ") -> str:
 
 
 _LABELS = {
-    "keep_professions": lambda m: "Keep " + ", ".join(m["professions"]),
-    "open_auction": lambda m: f"Auction the {m['item'].replace('_', ' ')} (opening bid 200)",
+    "keep_professions": lambda m: f"Keep {names(m['professions'])}",
+    "open_auction": lambda m: f"Auction the {name(m['item'])} (opening bid {ECONOMY['auction_opening_bid']})",
     "pass_auction": lambda m: "Pass: buy nothing this round",
     "bid": lambda m: f"Bid {m['amount']}",
     "step_out": lambda m: "Step out of this auction",
     "place_landscape": lambda m: f"Place the landscape on {squares_name(m['squares'])}",
     "discard_landscape": lambda m: "Throw the landscape away",
-    "choose_card": lambda m: f"Keep {m['card']}" + (f", return {', '.join(m['return_order'])}" if m["return_order"] else ""),
-    "entice": lambda m: f"Entice the {m['profession'].replace('_', ' ')}",
+    "choose_card": lambda m: f"Keep {name(m['card'])}"
+    + (f"; return {names(m['return_order'])}" if m["return_order"] else ""),
+    "entice": lambda m: f"Entice the {name(m['profession'])}",
     "keep_enticement": lambda m: "Keep the enticement card for later",
-    "buy_freedom": lambda m: f"Buy the freedom of {m['freedom']} (300)",
-    "buy_profession": lambda m: "Buy a profession (300)",
-    "buy_bonus_card": lambda m: "Buy a bonus card (300)",
-    "build": lambda m: f"Build the {m['building']} on {squares_name(m['squares'])}",
-    "publish": lambda m: f"Publish a work by the {m['profession'].replace('_', ' ')}"
-    + (f" with {', '.join(m['bonus_cards'])}" if m["bonus_cards"] else ""),
+    "buy_freedom": lambda m: f"Buy the freedom of {name(m['freedom'])} ({ECONOMY['price_freedom']})",
+    "buy_profession": lambda m: f"Buy a profession ({ECONOMY['price_profession']})",
+    "buy_bonus_card": lambda m: f"Buy a bonus card ({ECONOMY['price_bonus_card']})",
+    "build": lambda m: f"Build the {name(m['building'])} on {squares_name(m['squares'])}",
+    "publish": lambda m: f"Publish a work by the {name(m['profession'])}"
+    + (f" with {names(m['bonus_cards'])}" if m["bonus_cards"] else ""),
     "split_payout": lambda m: f"Take {m['prestige']} prestige, the rest in florins",
     "end_turn": lambda m: "End your turn",
     "sell_prestige": lambda m: f"Sell {m['points']} prestige for florins",
@@ -70,5 +72,6 @@ _LABELS = {
 
 
 def describe(move: Move) -> str:
-    """A label for a move; squares read like a chess board: columns A-G, rows 1-7 from the top."""
+    """A label for a move, in the words of `engine.pof.words`; squares read like a chess board: columns
+    A-G, rows 1-7 from the top."""
     return _LABELS[move["type"]](move)

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from engine.core import Answers, Fill, Move, Unreadable
-from engine.pof import scoring
+from engine.pof import actions, scoring
 from engine.pof.view import COLUMNS, square_name, squares_name
+from engine.pof.words import bonus_text, name, prestige_text, spoken
 from engine.pof.yard import fits
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, ECONOMY, GRID_COLS, GRID_ROWS, LANDSCAPES,
-                             PALAZZO, PRESTIGE_CARDS, PROFESSIONS)
+                             PALAZZO, PROFESSIONS)
 
 CODES = {card: f"B{number:02d}" for number, card in enumerate(BONUS_CARDS, start=1)}
 EXAMPLES, MORE_EXAMPLES = 1, 6  # placements listed per piece in a decision mail, and in a help mail
@@ -30,12 +31,14 @@ def turned(kind: str, corner: tuple[int, int], turns: int, mirror: bool, line: s
     top, left = min(row for row, _ in points), min(col for _, col in points)
     squares = sorted([row - top + corner[0], col - left + corner[1]] for row, col in points)
     if any(row >= GRID_ROWS or col >= GRID_COLS for row, col in squares):
-        raise Unreadable("bad_square", f"turned so, the {kind} at {square_name(corner)} reaches past the yard", line)
+        raise Unreadable("bad_square", f"turned so, the {name(kind)} at {square_name(corner)} reaches past the yard",
+                         line)
     return squares
 
 
-def card_word(card: str) -> str:
-    return CODES.get(card, card)
+def card_word(thing: str) -> str:
+    """How a line names a thing: a bonus card by its code, anything else by its name as spoken."""
+    return CODES.get(thing) or spoken(thing)
 
 
 def write(move: Move) -> str:
@@ -43,9 +46,9 @@ def write(move: Move) -> str:
     the lines a mail lists, which may leave a detail to the options)."""
     kind = move["type"]
     if kind == "keep_professions":
-        return "keep " + " ".join(move["professions"])
+        return "keep " + " ".join(map(card_word, move["professions"]))
     if kind == "open_auction":
-        return f"open {move['item']}"
+        return f"open {card_word(move['item'])}"
     if kind == "bid":
         return f"bid {move['amount']}"
     if kind == "place_landscape":
@@ -54,14 +57,14 @@ def write(move: Move) -> str:
         back = " ".join(card_word(card) for card in move["return_order"])
         return f"choose {card_word(move['card'])}" + (f" return {back}" if back else "")
     if kind == "entice":
-        return f"entice {move['profession']}"
+        return f"entice {card_word(move['profession'])}"
     if kind == "buy_freedom":
-        return f"buy freedom {move['freedom']}"
+        return f"buy freedom {card_word(move['freedom'])}"
     if kind == "build":
-        return f"build {move['building']} at {squares_name(move['squares'], ' ')}"
+        return f"build {card_word(move['building'])} at {squares_name(move['squares'], ' ')}"
     if kind == "publish":
         cards = " ".join(card_word(card) for card in move["bonus_cards"])
-        return f"publish {move['profession']} " + (f"with bonus {cards}" if cards else "without bonus")
+        return f"publish {card_word(move['profession'])} " + (f"with bonus {cards}" if cards else "without bonus")
     if kind == "split_payout":
         return f"prestige {move['prestige']}"
     if kind == "sell_prestige":
@@ -71,12 +74,13 @@ def write(move: Move) -> str:
     return WORDS[kind]
 
 
-WORDS = {"pass_auction": "pass", "step_out": "out", "discard_landscape": "discard", "keep_enticement": "keep enticement",
+WORDS = {"pass_auction": "pass", "step_out": "out", "discard_landscape": "discard",
+         "keep_enticement": "keep enticement card",
          "buy_profession": "buy profession", "buy_bonus_card": "buy bonus card", "end_turn": "end"}
 
 
 def _orders_text(move: Move) -> str:
-    limits = [f"{move['limits'][item]} for {item}" for item in AUCTION_ITEMS if item in move["limits"]]
+    limits = [f"{move['limits'][item]} for {card_word(item)}" for item in AUCTION_ITEMS if item in move["limits"]]
     parts = ["bid up to " + " and ".join(limits)] if limits else []
     if move["step_out_otherwise"]:
         parts.append("step out otherwise")
@@ -89,7 +93,7 @@ def short(move: Move) -> str:
     if move["type"] == "choose_card":
         return f"choose {card_word(move['card'])}"
     if move["type"] == "publish" and not move["bonus_cards"]:
-        return f"publish {move['profession']}"
+        return f"publish {card_word(move['profession'])}"
     return write(move)
 
 
@@ -106,14 +110,13 @@ def turned_or_none(kind: str, corner: tuple[int, int], turns: int, mirror: bool)
 
 
 def _card_note(card: str) -> str:
+    """What a card shown to choose does: a bonus card's rule, a profession's likes, a prestige card's points."""
     if card in BONUS_CARDS:
-        return f"{card.replace('_', ' ')}: {BONUS_CARDS[card]['text']}"
+        return bonus_text(card)
     if card in PROFESSIONS:
-        p = PROFESSIONS[card]
-        return f"likes the {p['building']}, {p['landscape']}, {p['freedom']}"
-    prestige = PRESTIGE_CARDS[card]
-    shared = f", {prestige['shared']} if shared" if "shared" in prestige else ""
-    return f"{prestige['points']} points{shared} at the end"
+        likes = PROFESSIONS[card]
+        return f"likes the {name(likes['building'])}, {name(likes['landscape'])}, {name(likes['freedom'])}"
+    return f"{prestige_text(card)} at the end"
 
 
 def _publish_note(move: Move, fills: list[Fill], me: dict[str, Any]) -> str:
@@ -138,7 +141,7 @@ def picture(me: dict[str, Any]) -> str:
     for number, piece in enumerate(me.get("buildings", []), start=1):
         for row, col in piece["squares"]:
             grid[row][col] = str(number % 10)
-        legend.append(f"{number % 10} {piece['kind']}")
+        legend.append(f"{number % 10} {name(piece['kind'])}")
     lines = ["     " + " ".join(COLUMNS)]
     lines += [f"  {row + 1}  " + " ".join(grid[row]) for row in range(GRID_ROWS)]
     lines.append("  # Palazzo, w woods, l lake, p park, . empty" + "".join(f", {item}" for item in legend))
@@ -174,19 +177,24 @@ def answers(legal: list[Move], fill: Callable[[Move], list[Fill]], view: dict[st
             commands += [(write(move), "") for move in pieces[entry][:MORE_EXAMPLES if full else EXAMPLES]]
     notes: list[str] = []
     if pieces:
-        counts = ", ".join(f"{piece} {len(moves)}" for piece, moves in pieces.items())
+        counts = ", ".join(f"{name(piece) if piece in BUILDINGS else piece} {len(moves)}"
+                           for piece, moves in pieces.items())
         first = next(iter(pieces.values()))[0]
         notes.append(f"Legal places: {counts}. Write a piece's squares, or the top left corner of the box around "
                      f"it with clockwise quarter turns (0-3), 'mirror' flipping it left to right first: "
                      f"'{corner_example(first)}' is the first example above.")
     dealt = list(dict.fromkeys(p for move in legal if move["type"] == "keep_professions" for p in move["professions"]))
     if dealt:
-        notes.append("; ".join(f"the {p.replace('_', ' ')} {_card_note(p)}" for p in dealt) + ".")
+        notes.append("; ".join(f"the {name(p)} {_card_note(p)}" for p in dealt) + ".")
     if len(bids) > 1:
         notes.append(f"Or bid more: 'bid' and any multiple of {ECONOMY['auction_step']} up to {bids[-1]['amount']}.")
     if sum(move["type"] == "choose_card" for move in legal) > 1:
         notes.append("The other cards go back under the deck in the order shown; to set it, write e.g. "
                      "'choose X return Y Z'.")
+    turn = example_turn(legal, view, seat)
+    if turn:
+        notes.append(f"Several lines make one turn, e.g. '{' / '.join(turn)}'; a turn ends by itself after its "
+                     "second action, so an 'end' after it changes nothing.")
     if any(move["type"] == "publish" and fill(move) for move in legal):
         notes.append("A work may carry bonus cards: 'publish painter with bonus B07 B12' (or 'without bonus').")
     if not legal:
@@ -195,11 +203,27 @@ def answers(legal: list[Move], fill: Callable[[Move], list[Fill]], view: dict[st
     return Answers(commands, notes, picture(me) if pieces or full else None)
 
 
+def example_turn(legal: list[Move], view: dict[str, Any], seat: int) -> list[str]:
+    """The lines of the rest of an action turn the seat could send now, from its own legal moves: a
+    freedom and a building if two actions are left and it can pay both, else one of them, then
+    "end" ([] outside an action turn, or with neither to offer). Neither shows cards, so no line
+    after them waits to be seen (`grammar.reveals`)."""
+    if {"type": "end_turn"} not in legal:
+        return []
+    me = view["players"][seat]
+    freedom = next((move for move in legal if move["type"] == "buy_freedom"), None)
+    build = next((move for move in legal if move["type"] == "build"), None)
+    left = ECONOMY["actions_per_turn"] - view["turn"]["actions"]
+    both = left > 1 and ECONOMY["price_freedom"] + actions.building_price(me) <= me["private"]["cash"]
+    chosen = [freedom, build] if freedom and build and both else [freedom or build]
+    return [write(move) for move in chosen if move] + ["end"] if freedom or build else []
+
+
 def corner_example(move: Move) -> str:
     """The first listed placement written by its corner and turn (it reads back to the same move)."""
     kind = move.get("building") or next(k for k in LANDSCAPES if fits(k, move["squares"]))
     corner = corner_of(move["squares"])
     turns, mirror = next((t, m) for m in (False, True) for t in range(4)
                          if turned_or_none(kind, corner, t, m) == move["squares"])
-    verb = f"build {kind}" if move["type"] == "build" else "place"
+    verb = f"build {card_word(kind)}" if move["type"] == "build" else "place"
     return f"{verb} at {square_name(corner)} rotate {turns}" + (" mirror" if mirror else "")

@@ -16,6 +16,7 @@ from typing import Any, Iterable, NamedTuple
 
 from engine.core import IllegalMove
 from engine.pof.data import BUILDINGS, GRID_COLS, GRID_ROWS, LANDSCAPES, PALAZZO
+from engine.pof.words import name
 
 Square = tuple[int, int]
 Shape = tuple[Square, ...]
@@ -244,7 +245,7 @@ def _owner_of(player: dict[str, Any], square: Square) -> str:
     for group in ("buildings", "landscapes"):
         for piece in player.get(group, ()):
             if any(tuple(sq) == square for sq in piece["squares"]):
-                return f"a {piece['kind']}"
+                return f"a {name(piece['kind'])}"
     return "another piece"
 
 
@@ -262,7 +263,7 @@ def check_placement(player: dict[str, Any], kind: str, squares: Any) -> list[lis
     if not fits(kind, parsed):
         raise IllegalMove(
             "wrong_shape",
-            f"those {len(parsed)} squares do not form a {kind}, in any turn or mirror image",
+            f"those {len(parsed)} squares do not form a {name(kind)}, in any turn or mirror image",
         )
     occupied = occupied_mask(player)
     for sq in parsed:

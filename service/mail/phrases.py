@@ -1,34 +1,19 @@
-"""The words of Palazzo's mails: names from data.json, deadlines in the player's own time, and
-what a pending decision asks, each said one way everywhere. Pure functions of plain data."""
+"""The words of Palazzo's mails: the game's names (its one table, `engine.pof.words`), deadlines in
+the player's own time, and what a pending decision asks, each said one way everywhere. Pure
+functions of plain data."""
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from engine.pof.data import BONUS_CARDS, ECONOMY
+from engine.pof.data import ECONOMY
+from engine.pof.words import listing, name, names, shown
 from service import zones
 
+__all__ = ["NUMBERS", "clock", "florins", "listing", "name", "names", "pending", "relative", "shown", "zone"]
+
 NUMBERS = ("no", "one", "two", "three", "four", "five")
-
-
-def name(game_id: str) -> str:
-    """A name from data.json as a player reads it: "bell_maker" is the bell maker."""
-    return game_id.replace("_", " ")
-
-
-def card(deck: str, card_id: str) -> str:
-    """A card as it is shown to choose it: a bonus card says what it adds."""
-    if deck == "bonus_cards":
-        return f"{name(card_id)} ({BONUS_CARDS[card_id]['text']})"
-    return name(card_id)
-
-
-def listing(words: list[str]) -> str:
-    """"Ann, Bob and Cid": seats and cards read as a sentence."""
-    if len(words) < 2:
-        return "".join(words)
-    return f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def florins(amount: int) -> str:
@@ -81,11 +66,11 @@ def pending(decision: dict[str, Any], view: dict[str, Any]) -> str:
         return "Raise the bid or step out of the auction."
     if kind == "keep_professions":
         return (f"Keep {NUMBERS[ECONOMY['start_professions_kept']]} of the professions dealt to you: "
-                f"{listing([name(p) for p in private['dealt']])}. The other goes under the deck.")
+                f"{names(private['dealt'])}. The other goes under the deck.")
     if kind == "choose_card":
         deck = decision["deck"]
-        return (f"Keep one card from the {name(deck)} deck: "
-                f"{listing([card(deck, c) for c in private['cards']])}. The others go back under the deck.")
+        return (f"Keep one card from the {name(deck)}: "
+                f"{listing([shown(c) for c in private['cards']])}. The others go back under the deck.")
     if kind == "place_landscape":
         return f"Place your new {name(decision['landscape'])} in your yard, or throw it away."
     if kind == "use_enticement":
@@ -93,4 +78,4 @@ def pending(decision: dict[str, Any], view: dict[str, Any]) -> str:
     if kind == "split_payout":
         return (f"Split your payout of {florins(decision['payout'])}: each prestige point you take instead "
                 f"costs {ECONOMY['florins_per_prestige_when_publishing']} of them.")
-    return f"You have a decision to make ({name(kind)})."
+    return f"You have a decision to make ({kind})."  # another game's, whose words are not Princes of Florence's

@@ -19,6 +19,14 @@ from service.mail.message import Mail
 from service.store import dumps, game_key, loads
 
 KEEP = 100  # the newest entries a game keeps
+KINDS = {  # what each kind of mail was, as the host reads it
+    "your_turn": "your turn", "your_bid": "your bid", "choose": "a choice", "reminder": "a reminder",
+    "merged": "several decisions", "round_result": "a round's result", "game_over": "the final scores",
+    "sign_in": "a sign-in link", "invitation": "an invitation", "host_link": "a host link",
+    "reply_done": "an answer to a reply", "reply_refused": "an answer to a reply", "reply_stale": "an answer to a reply",
+    "reply_help": "the commands", "reply_closed": "an answer to a reply", "reply_not_yours": "a notice of a reply",
+    "reply_unverified": "a notice of a reply",
+}
 FIELDS = ("at", "seat", "to", "kind", "reason")
 STOPPED = {"bounce": "bounce", "dropped": "dropped", "spamreport": "marked as spam"}  # the provider's events
 SMTP_CODES = re.compile(r"^\s*([245]\d\d)?[\s-]*([245]\.\d{1,3}\.\d{1,3})?")  # "550 5.1.1 <text we drop>"
@@ -65,6 +73,11 @@ def _push(redis: Redis, game_id: str, entry: dict[str, Any]) -> None:
         pipe.rpush(key, dumps({"at": int(time.time()), **entry}))
         pipe.ltrim(key, -KEEP, -1)
         pipe.execute()
+
+
+def kind_words(kind: str | None) -> str:
+    """A mail's kind in words ("your bid"); "a mail" for a kind this service no longer sends."""
+    return KINDS.get(kind or "", "a mail")
 
 
 def listed(redis: Redis, game_id: str) -> list[dict[str, Any]]:

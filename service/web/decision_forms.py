@@ -53,7 +53,7 @@ def decision(table: Table, seat: int, view: dict[str, Any], args: MultiDict[str,
     elif pending["kind"] == "place_landscape":
         kind = asked["landscape"]
         out["placing"] = placement(kind, [m for m in legal if m["type"] == "place_landscape"], me, href,
-                                   args.get("turn"), args.get("at"), f"Where your {kind} may go")
+                                   args.get("turn"), args.get("at"), f"Where your {words.name(kind)} may go")
     elif pending["kind"] == "action":
         out["builds"] = _builds(me, legal, href)
         chosen = args.get("piece")
@@ -61,7 +61,8 @@ def decision(table: Table, seat: int, view: dict[str, Any], args: MultiDict[str,
             moves = [m for m in legal if m["type"] == "build" and m["building"] == chosen]
             if moves:
                 out["placing"] = placement(chosen, moves, me, lambda **step: href(piece=chosen, **step),
-                                           args.get("turn"), args.get("at"), f"Where the {chosen} may go")
+                                           args.get("turn"), args.get("at"),
+                                           f"Where the {words.name(chosen)} may go")
         out["publish"] = _publish(table, seat, me, legal, args, view["min_work_value"])
         out["actions_left"] = ECONOMY["actions_per_turn"] - view["turn"]["actions"]
         out["actions_per_turn"] = ECONOMY["actions_per_turn"]
@@ -71,7 +72,7 @@ def decision(table: Table, seat: int, view: dict[str, Any], args: MultiDict[str,
 def _label(game: Any, move: Move, asked: dict[str, Any]) -> str:
     if move["type"] == "keep_professions":
         back = [words.name(p) for p in asked["private"]["dealt"] if p not in move["professions"]]
-        return f"{game.describe(move).replace('_', ' ')} (give back {words.listing(back)})"
+        return f"{game.describe(move)} (give back {words.listing(back)})"
     return game.describe(move)
 
 
@@ -94,12 +95,12 @@ def _choose(asked: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _card_text(deck: str, card: str) -> str:
+def _card_text(deck: str, card: str) -> str | None:
     if deck == "bonus_cards":
-        return words.bonus_text(card)
+        return words.bonus_more(card)
     if deck == "prestige_cards":
         return words.prestige_text(card)
-    prefs = words.preferences(card)
+    prefs = {key: words.name(value) for key, value in words.preferences(card).items()}
     return f"prefers the {prefs['building']}, {prefs['landscape']} and freedom of {prefs['freedom']}"
 
 
@@ -118,7 +119,8 @@ def _builds(me: dict[str, Any], legal: list[Move], href: Href) -> list[dict[str,
     hand = me.get("private", {}).get("hand", [])
     prices = ECONOMY["price_building_by_architects"]
     price = prices[min(me["architects"], len(prices) - 1)]
-    return [{"kind": kind, "size": words.building_size(kind), "places": count, "price": price,
+    return [{"kind": kind, "name": words.name(kind), "size": words.building_size(kind), "places": count,
+             "price": price,
              "picture": piece_picture(kind), "href": href(piece=kind),
              "wanted_by": [words.name(p) for p in hand if words.preferences(p)["building"] == kind]}
             for kind, count in places.items()]
@@ -139,7 +141,7 @@ def _publish(table: Table, seat: int, me: dict[str, Any], legal: list[Move], arg
         entry = {
             "profession": profession, "name": words.name(profession), "base": base, "least": least,
             "payout": base * ECONOMY["florins_per_work_point"],
-            "choices": [{"value": card, "name": words.name(card), "text": words.bonus_text(card), "adds": add,
+            "choices": [{"value": card, "name": words.name(card), "text": words.bonus_more(card), "adds": add,
                          "checked": card in ticked} for card, add in adds.items()],
             "listed": listed, "preview": None,
         }

@@ -41,7 +41,8 @@ def games_of(visitor: session.Visitor, zone: str) -> list[dict[str, Any]]:
         if seat is None and not host:
             continue
         names = [entry["name"] for entry in head.meta["seats"]]
-        waiting = [{"name": names[d["seat"]], "me": d["seat"] == seat, "what": tableau.WAITING.get(d["kind"], d["kind"]),
+        waiting = [{"name": names[d["seat"]], "me": d["seat"] == seat,
+                    "what": tableau.waiting_for(head.meta, d["kind"]),
                     "due": tableau.due(d.get("deadline_at"), zone), "at": d.get("deadline_at") or "9999"}
                    for d in head.pending] if head.status == games.RUNNING else []
         mine = [w for w in waiting if w["me"]]

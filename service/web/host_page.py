@@ -18,6 +18,7 @@ from marshmallow import ValidationError
 from engine.bots import BOTS
 from service import games, invitations, signin
 from service.mail import phrases
+from service.mail import undelivered as undelivered_mail
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
 from service.schemas import HostLinkIn, PauseIn, SeatIn
@@ -47,10 +48,10 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
         link = seat_url(web_links(), table, seat["seat"]) if not entry.get("bot") and not entry.get("email") else None
         seats.append({**seat, "link": link})
     names = [s["name"] for s in out["seats"]]
-    pending = [{"name": names[d["seat"]], "what": tableau.WAITING.get(d["kind"], d["kind"]),
+    pending = [{"name": names[d["seat"]], "what": tableau.waiting_for(table.meta, d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
         if table.status in (games.RUNNING, games.PAUSED) else []
-    undelivered = [{**m, "kind": phrases.name(m["kind"] or "mail"),
+    undelivered = [{**m, "kind": undelivered_mail.kind_words(m["kind"]),
                     "when": phrases.clock(datetime.fromtimestamp(m["at"], timezone.utc), zone) if m["at"] else None,
                     "name": names[m["seat"]] if m["seat"] is not None else None} for m in out["undelivered"]]
     visitor = session.current()

@@ -16,6 +16,7 @@ from engine.core import Move
 from engine.pof.data import BUILDINGS, LANDSCAPES
 from engine.pof.yard import normalise, orientations
 from engine.pof.view import squares_name
+from engine.pof.words import name
 from engine.typed import whole_number
 from service.web.forms import squares_value
 from service.web.yard_svg import Anchor, draw, shape
@@ -65,13 +66,14 @@ def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, tu
     square = parse_square(at)
     picked = places.get(square) if square is not None else None
     anchors = [Anchor(place, href(turn=chosen, at=f"{place[0]}-{place[1]}"),
-                      f"Put the {kind} here: {squares_name(move['squares'])}",
+                      f"Put the {name(kind)} here: {squares_name(move['squares'])}",
                       tuple(tuple(sq) for sq in move["squares"]))
                for place, move in sorted(places.items())]
     return {
         "kind": kind,
+        "name": name(kind),
         "turns": [{"index": index, "href": href(turn=index), "current": index == chosen, "places": len(by_turn[index]),
-                   "picture": shape(kind, turns[index], label=f"{kind}, orientation {index + 1}")}
+                   "picture": shape(kind, turns[index], label=f"{name(kind)}, orientation {index + 1}")}
                   for index in open_turns],
         "yard": draw(yard, title=title, ident=f"place-{kind}", cell=48, anchors=[] if picked else anchors,
                      ghost=(kind, picked["squares"]) if picked else None),
@@ -87,4 +89,4 @@ def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, tu
 
 def piece_picture(kind: str) -> Markup:
     piece = BUILDINGS.get(kind) or LANDSCAPES[kind]
-    return shape(kind, piece["shape"], label=kind)
+    return shape(kind, piece["shape"], label=name(kind))

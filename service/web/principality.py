@@ -41,7 +41,8 @@ def figures(view: dict[str, Any], seat: int, names: list[str], reader: int | Non
             "hand": [{"id": p, "name": words.name(p), **{k: words.name(v) for k, v in words.preferences(p).items()},
                       "value": scoring.work_value(player, p, []), "least": least,
                       "enough": scoring.work_value(player, p, []) >= least} for p in private["hand"]],
-            "bonus_cards": [{"id": c, "name": words.name(c), "text": words.bonus_text(c)} for c in private["bonus_cards"]],
+            "bonus_cards": [{"id": c, "name": words.name(c), "text": words.bonus_more(c)}
+                            for c in private["bonus_cards"]],
             "prestige_cards": [{"id": c, "name": words.name(c), "text": words.prestige_text(c)}
                                for c in private["prestige_cards"]],
             "orders": private.get("orders"),

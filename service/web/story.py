@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from service.web.words import bonus_text, card, listing, name
+from service.web.words import deck_card, listing, name, names
 from engine.pof.view import squares_name
 
 log = logging.getLogger(__name__)
@@ -18,22 +18,21 @@ Event = dict[str, Any]
 def _kept(e: Event, who: Callable[[int], str]) -> str:
     private = e.get("private")
     if private:
-        return (f"{who(e['seat'])} kept {listing([name(p) for p in private['kept']])} and gave back "
-                f"{listing([name(p) for p in private['returned']])}.")
+        return f"{who(e['seat'])} kept {names(private['kept'])} and gave back {names(private['returned'])}."
     return f"{who(e['seat'])} kept three professions."
 
 
 def _chosen(e: Event, who: Callable[[int], str]) -> str:
     private = e.get("private")
-    deck = name(e["deck"]).removesuffix("s")
+    deck = deck_card(e["deck"])
     if private:
-        return f"{who(e['seat'])} took the {deck} {card(e['deck'], private['card'])}."
+        return f"{who(e['seat'])} took the {deck} {name(private['card'])}."
     return f"{who(e['seat'])} took a {deck}."
 
 
 def _published(e: Event, who: Callable[[int], str]) -> str:
     cards = e.get("bonus_cards") or []
-    extra = f", with {listing([f'{name(c)} ({bonus_text(c)})' for c in cards])}" if cards else ""
+    extra = f", with {names(cards)}" if cards else ""
     return f"{who(e['seat'])} published a work by the {name(e['profession'])} worth {e['value']}{extra}."
 
 
@@ -68,7 +67,7 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
     "landscape_placed": lambda e, who: f"{who(e['seat'])} placed a {name(e['kind'])} on {squares_name(e['squares'])}.",
     "landscape_discarded": lambda e, who: f"{who(e['seat'])} threw a {name(e['kind'])} away ({e['reason']}).",
     "prestige_gained": lambda e, who: f"{who(e['seat'])} gains {e['points']} PP ({e['reason']}).",
-    "card_bought": lambda e, who: f"{who(e['seat'])} bought a card from the {name(e['deck'])} deck.",
+    "card_bought": lambda e, who: f"{who(e['seat'])} bought a card from the {name(e['deck'])}.",
     "card_chosen": _chosen,
     "freedom_bought": lambda e, who: f"{who(e['seat'])} bought the freedom of {name(e['freedom'])}.",
     "built": lambda e, who: f"{who(e['seat'])} built the {name(e['building'])} on {squares_name(e['squares'])}.",
@@ -98,7 +97,7 @@ def sentence(event: Event, names: list[str], reader: int | None) -> str:
         return told(event, names, reader)
     except (KeyError, IndexError, TypeError):
         log.warning("no sentence for a %r event", event.get("type"), exc_info=True)
-        return f"{name(event.get('type') or 'something')}."
+        return f"{str(event.get('type') or 'something').replace('_', ' ')}."
 
 
 def lines(entries: list[dict[str, Any]], names: list[str], reader: int | None) -> list[dict[str, Any]]:

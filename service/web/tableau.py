@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import get_game
+from engine.core import word
 from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, games, preferences
 from service.games import Table
@@ -18,14 +20,13 @@ from service.web import principality, story, words
 LOG_LINES = 30
 PHASES = {"professions": "choosing professions", "auction": "Phase A, the auction", "actions": "Phase B, actions",
           "over": "the game is over"}
-WAITING = {
-    "keep_professions": "to keep three professions", "open_auction": "to put an item up for auction",
-    "bid": "to bid or step out", "place_landscape": "to place a landscape", "choose_card": "to choose a card",
-    "use_enticement": "to use or keep an enticement card", "action": "to take actions",
-    "split_payout": "to split a payout",
-}
 STATUS = {games.OPEN: "not started yet", games.RUNNING: "running", games.PAUSED: "paused",
           games.FINISHED: "over", games.CANCELLED: "cancelled"}
+
+
+def waiting_for(meta: dict[str, Any], kind: str) -> str:
+    """What a decision asks its seat, in its game's words ("to bid or step out"), for any game."""
+    return word(get_game(meta["game"]), kind)
 
 
 def names_of(table: Table) -> list[str]:
@@ -68,7 +69,7 @@ def table_context(store: Store, table: Table, reader: int | None, view: dict[str
         "paused_until": due(table.meta.get("paused_until"), zone), "zone": zone,
         "round": view["round"], "rounds": ROUNDS, "phase": PHASES.get(view["phase"], view["phase"]),
         "min_work_value": view["min_work_value"],
-        "waiting": [{"name": names[d["seat"]], "me": d["seat"] == reader, "what": WAITING.get(d["kind"], d["kind"]),
+        "waiting": [{"name": names[d["seat"]], "me": d["seat"] == reader, "what": waiting_for(table.meta, d["kind"]),
                      "kind": d["kind"], "due": due(d.get("deadline_at"), zone)} for d in table.pending]
         if table.status in (games.RUNNING, games.PAUSED) else [],
         "turn": _turn(view, names),

@@ -1,38 +1,23 @@
-"""How the pages name the game's things: every card, item and piece as data.json defines it.
-
-The mails' words (`service.mail.phrases`) serve here too; this adds what only a page shows: the
-text of a prestige card (data.json states its rule as numbers), a profession's preferences.
+"""How the pages name the game's things: the game's one table of words (`engine.pof.words`), which
+the mails read too, and what only a page shows: a profession's preferences, a building's size.
 """
 from __future__ import annotations
 
-from engine.pof.data import BONUS_CARDS, BUILDINGS, PRESTIGE_CARDS, PROFESSIONS
-from service.mail.phrases import card, listing, name
+from engine.pof.data import BUILDINGS, PROFESSIONS
+from engine.pof.words import bonus_text, deck_card, listing, name, names, prestige_text, shown
 
-__all__ = ["card", "listing", "name", "bonus_text", "prestige_text", "preferences", "building_size"]
-
-_COUNTED = {
-    "jugglers": "jugglers", "architects": "architects", "buildings": "buildings", "large_buildings": "large buildings",
-    "empty_squares": "empty squares", "landscapes": "landscapes", "woods": "woods", "lakes": "lakes",
-    "parks": "parks", "freedoms": "freedoms", "works": "works published",
-}
+__all__ = ["bonus_more", "bonus_text", "building_size", "deck_card", "listing", "name", "names", "preferences",
+           "prestige_text", "shown"]
 
 
-def bonus_text(card_id: str) -> str:
-    return BONUS_CARDS[card_id]["text"]
-
-
-def prestige_text(card_id: str) -> str:
-    """A prestige card's rule in words, from its numbers: "Most jugglers: 6 PP (3 if tied)"."""
-    rule = PRESTIGE_CARDS[card_id]
-    if "needs" in rule:
-        needs = listing([f"{count} {_COUNTED.get(what, name(what))}" for what, count in rule["needs"].items()])
-        return f"At least {needs}: {rule['points']} PP"
-    extreme, what = ("Most", rule["most"]) if "most" in rule else ("Fewest", rule["fewest"])
-    return f"{extreme} {_COUNTED.get(what, name(what))}: {rule['points']} PP ({rule['shared']} if tied)"
+def bonus_more(card: str) -> str | None:
+    """What a bonus card's whole rule says beyond its name, or None: most are named by their whole rule."""
+    text = bonus_text(card)
+    return None if text == name(card) else text
 
 
 def preferences(profession: str) -> dict[str, str]:
-    """What a profession wants in the principality to make a good work."""
+    """What a profession wants in the principality to make a good work (ids: name them to show them)."""
     prefs = PROFESSIONS[profession]
     return {"building": prefs["building"], "landscape": prefs["landscape"], "freedom": prefs["freedom"]}
 

@@ -14,6 +14,7 @@ from markupsafe import Markup, escape
 
 from engine.pof.data import BUILDINGS, GRID_COLS, GRID_ROWS, LANDSCAPES, PALAZZO
 from engine.pof.view import square_name, squares_name
+from engine.pof.words import name
 
 # fill and text colour per kind of square; every pair has a contrast of at least 4.5:1
 SIZE_COLOURS = {"large": ("#7a2e1d", "#ffffff"), "medium": ("#a14a17", "#ffffff"), "small": ("#e3b04b", "#1a1a1a")}
@@ -21,6 +22,7 @@ LANDSCAPE_COLOURS = {"woods": ("#2e6b34", "#ffffff"), "lake": ("#1f5f94", "#ffff
 PALAZZO_COLOURS = ("#4b3f72", "#ffffff")
 EMPTY, GRID_LINE, OUTLINE = "#f7f2e7", "#b9aa8c", "#1a1a1a"
 SIZE_WORDS = {"large": "large building", "medium": "medium building", "small": "small building"}
+PALAZZO_KIND = "Palazzo"
 
 
 def colours(kind: str) -> tuple[str, str]:
@@ -32,10 +34,15 @@ def colours(kind: str) -> tuple[str, str]:
     return PALAZZO_COLOURS
 
 
+def piece_name(kind: str) -> str:
+    """A piece's name in the game's words; the Palazzo is no piece of the game's, just itself."""
+    return kind if kind == PALAZZO_KIND else name(kind)
+
+
 def describe_piece(kind: str) -> str:
     if kind in BUILDINGS:
-        return f"{kind} ({SIZE_WORDS[BUILDINGS[kind]['size']]})"
-    return kind
+        return f"{name(kind)} ({SIZE_WORDS[BUILDINGS[kind]['size']]})"
+    return piece_name(kind)
 
 
 @dataclass(frozen=True)
@@ -50,7 +57,7 @@ class Anchor:
 
 def pieces(yard: dict[str, Any]) -> list[tuple[str, list[tuple[int, int]]]]:
     """(kind, squares) of everything in the yard, the Palazzo first."""
-    found = [("Palazzo", [tuple(sq) for sq in PALAZZO])]
+    found = [(PALAZZO_KIND, [tuple(sq) for sq in PALAZZO])]
     for group in ("buildings", "landscapes"):
         found += [(piece["kind"], [tuple(sq) for sq in piece["squares"]]) for piece in yard.get(group, [])]
     return found
@@ -154,7 +161,7 @@ def _label(kind: str, squares: list[tuple[int, int]], xy, cell: int) -> str:
     mid_c = sum(c for _, c in squares) / len(squares)
     r, c = min(squares, key=lambda sq: ((sq[0] - mid_r) ** 2 + (sq[1] - mid_c) ** 2, sq))
     x, y = xy((r, c))
-    text = kind if cell >= 44 else kind[:4]
+    text = piece_name(kind) if cell >= 44 else piece_name(kind)[:4]
     font = max(8, min(cell // 4, int(cell * 1.6 / max(len(text), 1))))
     return (f'<text x="{x + cell / 2}" y="{y + cell / 2 + font / 3}" font-size="{font}" text-anchor="middle" '
             f'fill="{colours(kind)[1]}" font-weight="600">{escape(text)}</text>')
@@ -167,7 +174,7 @@ def shape(kind: str, squares: Iterable[Iterable[int]], *, cell: int = 14, label:
     cols = max(c for _, c in cells) + 1
     fill, _ = colours(kind)
     out = [f'<svg class="shape" viewBox="0 0 {cols * cell + 2} {rows * cell + 2}" width="{cols * cell + 2}" '
-           f'height="{rows * cell + 2}" role="img" aria-label="{escape(label or kind)}" '
+           f'height="{rows * cell + 2}" role="img" aria-label="{escape(label or piece_name(kind))}" '
            f'xmlns="http://www.w3.org/2000/svg">']
     for r, c in cells:
         out.append(f'<rect x="{c * cell + 1}" y="{r * cell + 1}" width="{cell}" height="{cell}" fill="{fill}" '
