@@ -158,6 +158,19 @@ def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's Chromium driven by Playwright (tests/browser.py), one per test module."""
+    from tests.browser import CHROMIUM, launch
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: `make setup` installs it")
+    with sync_api.sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
 @pytest.fixture
 def workers_on(tmp_path):
     """Start `palazzo worker` processes on a Redis; all are killed at the end."""
