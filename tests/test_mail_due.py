@@ -114,3 +114,21 @@ def test_a_mail_sent_once_is_not_sent_again(app):
     assert len(mails(app, ANN, ("choose",))) == 1
     assert app.extensions["palazzo.store"].redis.ttl(sending.sent_key(made)) > 24 * 3600
 
+
+def test_a_decision_mail_of_a_paused_game_waits_for_the_resume(app):
+    """Its deadline moves on resume, so it is not sent now; its claim is let go, so that the mail the
+    resume calls for (with the new deadline) is sent."""
+    from service.mail import seats
+    from service.store import game_key
+    client = app.test_client()
+    created = start(client, SEATS)
+    game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    made = decision_mail(app, game_id, 0)
+    store = app.extensions["palazzo.store"]
+    claim = seats.decision_claim(0, made.holder, made.since)
+    assert seats.claim(store, game_id, claim, 60)
+    assert client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 1}).status_code == 200
+    assert send(app, made) == "" and not store.redis.exists(game_key(game_id, f"mailed:{claim}"))
+    assert client.post(f"/api/v1/games/{game_id}/resume", headers=host).status_code == 200
+    assert seats.claim(store, game_id, claim, 60), "the resume's mail may claim it"
+    assert send(app, decision_mail(app, game_id, 0)).startswith("outbox-")

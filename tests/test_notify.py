@@ -12,7 +12,7 @@ from service import mailbox, tokens
 from service.followups import QUEUE
 from service.mail import sending
 from service.store import email_key
-from tests.conftest import make_app, wait_for
+from tests.conftest import bearer, make_app, wait_for
 from tests.mail_games import answer, mails, player, start
 
 ACT = re.compile(r"(http://\S+/act\?t=[\w.\-]+)")
@@ -85,6 +85,25 @@ def test_decisions_of_several_games_waiting_on_one_player_come_as_one_mail(redis
     assert merged["kind"] == "merged" and len([m for m in _mails(app, "ann@example.org") if m["kind"] != "invitation"]) == 1
     assert all(created["game"]["id"] in merged["text"] for created in games)
     assert len(ACT.findall(merged["text"])) >= 3, "each game's one-click answers are in it"
+
+
+def test_a_newcomer_to_a_seat_is_mailed_the_decision_he_takes_over(redis_url, workers):
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    created = start(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"},
+                             {"name": "Cy", "bot": "random"}])
+    game_id = created["game"]["id"]
+    workers(1)
+    wait_for(lambda: mails(app, "bob@example.org", ("choose",)))
+    handed = client.put(f"/api/v1/games/{game_id}/seats/1", headers=bearer(created["tokens"]["host"]),
+                        json={"name": "Dee", "email": "dee@example.org"})
+    assert handed.status_code == 200
+    wait_for(lambda: mails(app, "dee@example.org", ("choose",)))
+    [bobs] = mails(app, "bob@example.org", ("choose",))
+    [dees] = mails(app, "dee@example.org", ("choose",))
+    assert (dees["game"], dees["seat"], dees["holder"], dees["since"]) == (game_id, 1, 1, bobs["since"])
+    assert bobs["holder"] == 0 and dees["text"].startswith("Dee, you have a choice to make")
+    assert ACT.search(dees["text"]), "with one-click answers of his own"
 
 
 def _held(app, to: str) -> int:

@@ -3,11 +3,12 @@
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
   one-click answers, and a reminder when 80% of the time is used if the decision is still his;
 - everyone with an address gets the round's result when a round ends and the scores at the end.
-Every mail is sent once: a Redis key per decision, reminder, round or game end claims it first (SET NX).
+Every mail is sent once: a Redis key per decision (for the seat's holder: a newcomer to a seat
+gets the decision he takes over), reminder, round or game end claims it first (SET NX).
 Decision mails with a far deadline wait a short window (PALAZZO_MAIL_MERGE_SECONDS) so that
 several games waiting on one player reach him as one mail. What waits is each decision's part
 (`render.Part`: what it was made for and its facts), not a rendered mail: the flush renders them as
-one mail from one template.
+one mail, and its send job (`service.mail.sending`) drops the parts answered in the meantime.
 Mails are rendered from each seat's redacted view only, so a mail shows what its seat may see.
 """
 from __future__ import annotations
@@ -71,8 +72,8 @@ def _send_decision(store: Store, part: render.Part, to: str, due) -> None:
 
 
 def flush(email_hash: str) -> int:
-    """Send what was held for one player as one mail (one part: its own decision mail). Returns how
-    many were held.
+    """Send what was held for one player as one mail (one part: its own decision mail); its send job
+    leaves out every part answered by then. Returns how many parts were held.
 
     The list and its flush mark lie in different Redis Cluster slots, so they cannot go in one
     transaction: the mark goes first, then the list is read and emptied in one transaction in its
@@ -108,7 +109,7 @@ def game(game_id: str) -> int:
     for decision in table.pending if table.status == games.RUNNING else []:
         seat = decision["seat"]
         to = seats.recipient(store, table, seat)
-        if to is None or not _claim(store, game_id, f"decision:{seat}:{decision['since']}"):
+        if to is None or not _claim(store, game_id, seats.decision_claim(seat, to.holder, decision["since"])):
             continue
         view = table.game.view(table.state, seat)
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
@@ -118,7 +119,7 @@ def game(game_id: str) -> int:
         sent += 1
         if due is not None:
             store.followups.queue.enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
-                                             seat, decision["since"])
+                                             seat, decision["since"], to.holder)
     sent += _to_everyone(store, table, frame)
     return sent
 
@@ -142,15 +143,17 @@ def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
     return sent
 
 
-def reminder(game_id: str, seat: int, since: int) -> bool:
-    """Remind the seat of a decision still his (same `since`: he has not answered it), once."""
+def reminder(game_id: str, seat: int, since: int, holder: int = 0) -> bool:
+    """Remind the seat's holder of a decision still his (same `since`: he has not answered it; same
+    `holder`: the seat is still his), once. Jobs queued before holders were named remind holder 0."""
     store = context.store()
     table = games.load(store, game_id)
     decision = table.decision_of(seat)
     to = seats.recipient(store, table, seat)
-    if table.status != games.RUNNING or decision is None or decision["since"] != since or to is None:
+    if table.status != games.RUNNING or decision is None or decision["since"] != since or to is None \
+            or to.holder != holder:
         return False
-    if not _claim(store, game_id, f"reminder:{seat}:{since}"):
+    if not _claim(store, game_id, f"reminder:{seat}:{holder}:{since}"):
         return False
     frame = seats.frame(table, MailSettings.from_env().domain)
     view = table.game.view(table.state, seat)

@@ -50,11 +50,20 @@ def claim(store: Store, game_id: str, what: str, ttl: int) -> bool:
     return bool(store.redis.set(game_key(game_id, f"mailed:{what}"), "1", nx=True, ex=ttl))
 
 
+def decision_claim(seat: int, holder: int | None, since: int | None) -> str:
+    """What a decision mail claims: the seat's decision pending since `since`, for its holder then, so
+    that a newcomer to the seat gets the decision he takes over."""
+    return f"decision:{seat}:{holder}:{since}"
+
+
 def still_due(store: Store, mail: Mail) -> str | None:
     """Why `mail` may not leave now, or None. Every mail: its address has not bounced. A mail made for
     a seat: the seat is still held by the same generation, at the same address, whose player still
     wants this kind of mail; a decision mail or reminder also needs the game running and the decision
-    it was made for still pending. A merged mail may leave while one of its parts may (`due_parts`)."""
+    it was made for still pending. A merged mail may leave while one of its parts may (`due_parts`).
+
+    A decision whose game is paused is not mailed now, and its claim is let go, so that the resume
+    (which moves every deadline) mails it again with its new deadline."""
     wanted = preferences.read(store, tokens.email_hash(mail.to))
     if wanted["bounced"]:
         return f"the address bounced ({wanted['bounced']})"
@@ -97,6 +106,9 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
     decision = next((d for d in head.pending if d["seat"] == seat), None)
     if decision is None or (since is not None and decision["since"] != since):
         return f"the decision of seat {seat} in game {game_id} (since {since}) was answered"
+    if head.status == games.PAUSED:
+        store.redis.delete(game_key(game_id, f"mailed:{decision_claim(seat, made['holder'], since)}"))
+        return f"game {game_id} is paused; its resume mails the decision again"
     if head.status != games.RUNNING:
         return f"game {game_id} is {head.status}"
     return None
