@@ -24,8 +24,8 @@ from rq import Callback, Queue, Retry
 
 from service import signin
 from service.inbound import inbox
-from service.mail import undelivered
-from service.mail.backends import MailError, deliver
+from service.mail import sending, undelivered
+from service.mail.backends import MailError
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
 
@@ -126,8 +126,9 @@ class Inline:
             self._local.busy = False
 
     def send_mail(self, store: Any, mail: Mail) -> None:
+        """Send now, through the same checks as a worker's send job (`sending.send`)."""
         try:
-            deliver(mail, MailSettings.from_env(), store.redis)
+            sending.send(store, mail, MailSettings.from_env())
         except MailError as error:
             undelivered.keep(store.redis, mail, error)
 

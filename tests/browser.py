@@ -15,6 +15,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTEFACTS = Path(os.environ.get("PALAZZO_ARTEFACTS") or REPO / "build" / "artefacts" / "browser")
+MAIL_ARTEFACTS = REPO / "build" / "artefacts" / "mail"  # the mails as Chromium shows them (tests/test_mail_html.py)
 
 
 class _Quiet(WSGIRequestHandler):
@@ -45,10 +46,10 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
 
 
-def screenshot(page: Any, name: str, height: int | None = None) -> Path:
-    """A full-page screenshot (or its top `height` pixels) kept as a test artefact."""
-    ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    path = ARTEFACTS / f"{name}.png"
+def screenshot(page: Any, name: str, height: int | None = None, folder: Path = ARTEFACTS) -> Path:
+    """A full-page screenshot (or its top `height` pixels) kept as a test artefact in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
     clip = {"x": 0, "y": 0, "width": page.viewport_size["width"], "height": height} if height else None
     page.screenshot(path=str(path), full_page=True, clip=clip)
     return path

@@ -172,6 +172,19 @@ def jobs_idle(connection: redis.Redis) -> bool:
                and StartedJobRegistry(queue=queue).count == 0 for queue in Queue.all(connection=connection))
 
 
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's Chromium driven by Playwright (tests/browser.py), one per test module."""
+    from tests.browser import CHROMIUM, launch
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: `make setup` installs it")
+    with sync_api.sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
 @pytest.fixture
 def workers_on(tmp_path):
     """Start `palazzo worker` processes on a Redis; all are killed at the end."""

@@ -17,7 +17,7 @@ from service.mail.message import Mail
 from service.connection import connect
 
 REPO = Path(__file__).resolve().parent.parent
-KEYS = {"to", "subject", "text", "html", "headers", "kind", "game", "seat"}
+KEYS = {"to", "subject", "text", "html", "headers", "kind", "game", "seat", "holder", "since", "parts"}
 
 
 def fill(url: str) -> list[Mail]:

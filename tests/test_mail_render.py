@@ -276,3 +276,11 @@ def test_an_invitation_carries_only_our_words():
 def test_a_mail_survives_its_json_round_trip():
     _, _, mail = decision_mail("bid")
     assert Mail.from_json(json.loads(json.dumps(mail.to_json()))) == mail
+    assert (mail.game, mail.seat, mail.since) == (TABLE.game_id, mail.seat, 3) and mail.seat is not None
+
+
+def test_a_mail_queued_before_it_named_what_it_was_made_for_still_loads():
+    _, _, mail = decision_mail("bid")
+    older = {key: value for key, value in mail.to_json().items() if key not in ("holder", "since", "parts")}
+    loaded = Mail.from_json(older)
+    assert (loaded.holder, loaded.since, loaded.parts) == (None, None, []) and loaded.text == mail.text

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import fakeredis
@@ -21,12 +24,16 @@ DOMAIN = "palazzo.example"
 
 
 class Stub:
-    """What the stub answers next, and every request it got."""
+    """What the stub answers next, and every request it got. It answers once `answer` is set (a test
+    clears it to hold a request while it changes the world), after calling `before_answer`."""
 
     def __init__(self) -> None:
         self.status = 202
         self.delay = 0.0
         self.requests: list[dict] = []
+        self.answer = threading.Event()
+        self.answer.set()
+        self.before_answer: Callable[[], None] | None = None
 
 
 @pytest.fixture
@@ -37,6 +44,9 @@ def stub():
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
             state.requests.append({"path": self.path, "headers": dict(self.headers), "json": json.loads(body)})
+            state.answer.wait()
+            if state.before_answer is not None:
+                state.before_answer()
             time.sleep(state.delay)
             answer = b"" if state.status == 202 else json.dumps({"errors": [{"message": "stub says no"}]}).encode()
             self.send_response(state.status)
@@ -69,6 +79,11 @@ def settings(host: str, timeout: float = 5.0) -> MailSettings:
 def game_mail() -> Mail:
     """A real bid mail of a game played by bots: threaded, with an unsubscribe link."""
     return decision_mail("bid")[2]
+
+
+def invitation() -> Mail:
+    return render.invitation("ann@example.org", "Ann", 0, TABLE.game_id, f"https://{DOMAIN}/sign-in?link=a", "a",
+                             DOMAIN)
 
 
 def test_deliver_posts_the_v3_payload_with_our_headers_and_returns_sendgrids_id(stub):
@@ -153,7 +168,7 @@ def test_the_send_job_retries_a_5xx_and_keeps_a_4xx_as_undelivered(stub, redis_u
     context.store.cache_clear()
     sender = Queued(redis.Redis.from_url(redis_url))
     queue = sender.queue
-    mail = game_mail()
+    mail = invitation()  # an account mail: no game in this Redis to check it against
 
     def run_queued() -> None:
         SimpleWorker([queue], connection=queue.connection).work(burst=True)
@@ -190,3 +205,88 @@ def test_sign_in_mail_goes_out_through_the_configured_backend(stub, redis_url, m
     sent = [r["json"] for r in stub.requests]
     assert [m["personalizations"][0]["to"][0]["email"] for m in sent] == ["a@example.org"] * 2
     assert "/sign-in?link=" in sent[-1]["content"][0]["value"]
+
+
+def _on_sendgrid(stub) -> dict[str, str]:
+    """A worker's settings for mail through the stub, retried at once."""
+    return {"PALAZZO_MAIL_BACKEND": "sendgrid", "SENDGRID_API_KEY": KEY, "PALAZZO_SENDGRID_HOST": stub.url,
+            "PALAZZO_MAIL_RETRY_SECONDS": "0,0"}
+
+
+@pytest.mark.parametrize("change", ["unsubscribed", "bounced", "answered"])
+def test_a_mail_waiting_on_its_retry_is_checked_again_and_not_sent(stub, redis_url, workers, monkeypatch, change):
+    """A real worker tries a decision mail and SendGrid fails it (503); before its retry, the player
+    unsubscribes, his address bounces, or he answers the decision on the web: the retry sends nothing.
+    (The stub holds the first try's answer until the change is made.)"""
+    import redis
+
+    from service import tokens
+    from service.followups import Queued
+    from service.mail import sending
+    from service.web import unsubscribe
+    from tests.conftest import make_app, wait_for
+    from tests.mail_games import answer, decision_mail, player, start
+    monkeypatch.setenv("PALAZZO_MAIL_RETRY_SECONDS", "0,0")
+    app = make_app(redis_url, MAIL_EVENTS_SECRET="hook")
+    client, store, links = app.test_client(), app.extensions["palazzo.store"], app.extensions["palazzo.links"]
+    ann = "ann@example.org"
+    game_id = start(client, [{"name": "Ann", "email": ann}, {"name": "Bea"}, {"name": "Cy"}])["game"]["id"]
+    token = player(app, client, ann)
+    mail = decision_mail(app, game_id, 0)
+    workers(1, **_on_sendgrid(stub))
+    stub.status = 503
+    stub.answer.clear()
+    Queued(redis.Redis.from_url(redis_url)).send_mail(store, mail)
+    wait_for(lambda: len(stub.requests) == 1)
+    if change == "unsubscribed":
+        path = unsubscribe.link(links, tokens.email_hash(ann)).removeprefix(links.base_url)
+        assert client.post(path, data={"List-Unsubscribe": "One-Click"}).status_code == 200
+    elif change == "bounced":
+        assert client.post("/hooks/sendgrid/hook", json=[{"email": ann, "event": "bounce", "reason": "550"}]
+                           ).status_code == 204
+    else:
+        answer(client, token, game_id)
+    stub.answer.set()  # the first try fails (503) now: its retry finds the world changed
+    wait_for(lambda: int(store.redis.hget(sending.DROPPED, mail.kind) or 0) == 1)
+    assert len(stub.requests) == 1, "the retry sent nothing"
+    assert not store.redis.exists(sending.sent_key(mail))
+
+
+def test_a_send_job_run_again_after_its_worker_was_killed_sends_nothing(stub, redis_url, workers_on, tmp_path,
+                                                                       monkeypatch):
+    """SendGrid accepts the mail; the worker is killed -9 before RQ has marked the job done (RQ's own
+    Redis is paused from the moment the stub answers, so the worker cannot get that far). RQ later
+    takes the job for abandoned and runs it again on a new worker: the mail is not sent twice."""
+    import redis
+    from rq import Queue
+    from rq.job import Job, JobStatus
+    from rq.registry import StartedJobRegistry
+
+    from service.connection import connect
+    from service.followups import QUEUE, Queued
+    from service.localredis import LocalRedis
+    from service.mail import sending
+    from tests.conftest import wait_for
+    monkeypatch.setenv("PALAZZO_MAIL_RETRY_SECONDS", "0,0")
+    with LocalRedis(tmp_path / "queue", extra=["--appendonly", "no", "--save", ""]) as queue_server:
+        queue = redis.Redis.from_url(queue_server.url)
+        env = {**_on_sendgrid(stub), "PALAZZO_QUEUE_URL": queue_server.url}
+        stub.before_answer = lambda: queue.execute_command("CLIENT", "PAUSE", "60000", "WRITE")
+        [worker] = workers_on(redis_url, 1, **env)
+        store = connect(redis_url)
+        mail = render.sign_in("ann@example.org", f"https://{DOMAIN}/sign-in?link=a", "a", DOMAIN)
+        Queued(queue).send_mail(None, mail)
+        wait_for(lambda: store.exists(sending.sent_key(mail)))
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=10)
+        stub.before_answer = None
+        queue.execute_command("CLIENT", "UNPAUSE")
+        registry = StartedJobRegistry(QUEUE, connection=queue)
+        [job_id] = [entry.decode().split(":")[0] for entry in queue.zrange(registry.key, 0, -1)]
+        assert Job.fetch(job_id, connection=queue).get_status() == JobStatus.STARTED, "killed mid-job"
+        registry.cleanup(time.time() + 3600)  # what RQ does once the dead worker's heartbeat has lapsed
+        assert Job.fetch(job_id, connection=queue).get_status() == JobStatus.QUEUED, "RQ runs it again"
+        workers_on(redis_url, 1, **env)
+        wait_for(lambda: Job.fetch(job_id, connection=queue).get_status() == JobStatus.FINISHED)
+        assert len(stub.requests) == 1, "sent once"
+        assert Queue(QUEUE, connection=queue).count == 0

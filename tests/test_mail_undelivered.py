@@ -13,7 +13,7 @@ from service import preferences, tokens
 from service.inbound import address
 from service.mail import undelivered
 from service.mail.message import Mail
-from tests.conftest import bearer, make_app
+from tests.conftest import bearer, make_app, new_game
 from tests.provider_stub import Provider
 from tests.test_inbound import DOMAIN, SECRET, parse_fields, post_inline
 from tests.web_client import enter_host, table
@@ -59,17 +59,18 @@ def test_the_host_sees_no_subject_or_provider_text_of_a_refused_mail(redis_url, 
 def test_a_failed_send_logs_and_keeps_no_word_of_the_provider(redis_url, monkeypatch, caplog):
     """The send job (workers.mailing, as RQ runs it) against a provider whose refusal quotes the mail."""
     from workers import context, mailing
+    game_id = new_game(make_app(redis_url).test_client(), emails=True)["game"]["id"]  # a real seat, due its mail
     with Provider(lambda payload: 400) as provider:
         for name, value in {**provider.env(), "REDIS_URL": redis_url}.items():
             monkeypatch.setenv(name, value)
         context.store.cache_clear()
-        mail = Mail(to=ANN, subject="Done: Keep jurist, painter, map maker", text="You keep the jurist.",
-                    kind="reply_done", game="g1", seat=0)
+        mail = Mail(to="p0@example.org", subject="Done: Keep jurist, painter, map maker", text="You keep the jurist.",
+                    kind="reply_done", game=game_id, seat=0, holder=0)
         with caplog.at_level(logging.INFO):
             assert mailing.send(mail.to_json()) == ""
         logged = "\n".join(record.getMessage() for record in caplog.records)
         assert "refused it (400)" in logged and "jurist" not in logged
-        kept = undelivered.listed(context.store().redis, "g1")
+        kept = undelivered.listed(context.store().redis, game_id)
         assert [m["reason"] for m in kept] == ["the provider refused it (400)"]
         context.store.cache_clear()
 

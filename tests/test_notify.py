@@ -6,8 +6,14 @@ import re
 import time
 from urllib.parse import parse_qs, urlsplit
 
-from service import mailbox
-from tests.conftest import make_app, wait_for
+from rq import Queue
+
+from service import mailbox, tokens
+from service.followups import QUEUE
+from service.mail import sending
+from service.store import email_key
+from tests.conftest import bearer, make_app, wait_for
+from tests.mail_games import answer, mails, player, start
 
 ACT = re.compile(r"(http://\S+/act\?t=[\w.\-]+)")
 
@@ -16,19 +22,10 @@ def _mails(app, to: str | None = None) -> list[dict]:
     return [m for m in mailbox.outbox(app.extensions["palazzo.store"]) if to is None or m["to"] == to]
 
 
-def _create(client, seats: list[dict], **extra) -> dict:
-    response = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 4, "seats": seats, **extra})
-    assert response.status_code == 201, response.get_json()
-    created = response.get_json()
-    assert client.post(f"/api/v1/games/{created['game']['id']}/start",
-                       headers={"Authorization": f"Bearer {created['tokens']['host']}"}).status_code == 200
-    return created
-
-
 def test_each_seat_gets_one_mail_per_decision_with_its_answers(redis_url, workers):
     app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
     client = app.test_client()
-    created = _create(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bea", "email": "bea@example.org"},
+    created = start(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bea", "email": "bea@example.org"},
                                {"name": "Cy", "bot": "random"}])
     game_id = created["game"]["id"]
     workers(2)
@@ -49,7 +46,7 @@ def test_a_whole_game_played_through_mailed_one_click_links(redis_url, workers):
     app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
     client = app.test_client()
     humans = ["ann@example.org", "bea@example.org"]
-    created = _create(client, [{"name": "Ann", "email": humans[0]}, {"name": "Bea", "email": humans[1]},
+    created = start(client, [{"name": "Ann", "email": humans[0]}, {"name": "Bea", "email": humans[1]},
                                {"name": "Cy", "bot": "random"}, {"name": "Di", "bot": "greedy"},
                                {"name": "Ed", "bot": "random"}], deadlines={key: 2 for key in ("setup", "auction", "turn", "choice")})
     game_id = created["game"]["id"]
@@ -79,7 +76,7 @@ def test_a_whole_game_played_through_mailed_one_click_links(redis_url, workers):
 def test_decisions_of_several_games_waiting_on_one_player_come_as_one_mail(redis_url, workers):
     app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
     client = app.test_client()
-    games = [_create(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": f"B{n}"}, {"name": f"C{n}"}])
+    games = [start(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": f"B{n}"}, {"name": f"C{n}"}])
              for n in range(3)]
     workers(1, PALAZZO_MAIL_MERGE_SECONDS="2")
     wait_for(lambda: any(m["kind"] == "merged" for m in _mails(app, "ann@example.org")))
@@ -88,3 +85,66 @@ def test_decisions_of_several_games_waiting_on_one_player_come_as_one_mail(redis
     assert merged["kind"] == "merged" and len([m for m in _mails(app, "ann@example.org") if m["kind"] != "invitation"]) == 1
     assert all(created["game"]["id"] in merged["text"] for created in games)
     assert len(ACT.findall(merged["text"])) >= 3, "each game's one-click answers are in it"
+
+
+def test_a_newcomer_to_a_seat_is_mailed_the_decision_he_takes_over(redis_url, workers):
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    created = start(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bob", "email": "bob@example.org"},
+                             {"name": "Cy", "bot": "random"}])
+    game_id = created["game"]["id"]
+    workers(1)
+    wait_for(lambda: mails(app, "bob@example.org", ("choose",)))
+    handed = client.put(f"/api/v1/games/{game_id}/seats/1", headers=bearer(created["tokens"]["host"]),
+                        json={"name": "Dee", "email": "dee@example.org"})
+    assert handed.status_code == 200
+    wait_for(lambda: mails(app, "dee@example.org", ("choose",)))
+    [bobs] = mails(app, "bob@example.org", ("choose",))
+    [dees] = mails(app, "dee@example.org", ("choose",))
+    assert (dees["game"], dees["seat"], dees["holder"], dees["since"]) == (game_id, 1, 1, bobs["since"])
+    assert bobs["holder"] == 0 and dees["text"].startswith("Dee, you have a choice to make")
+    assert ACT.search(dees["text"]), "with one-click answers of his own"
+
+
+def _held(app, to: str) -> int:
+    return app.extensions["palazzo.store"].redis.llen(email_key(tokens.email_hash(to), "held"))
+
+
+def _flush_now(app, to: str) -> None:
+    """Run the flush a worker would run at the end of the merge window (set long here) now."""
+    Queue(QUEUE, connection=app.extensions["palazzo.store"].followups.connection).enqueue(
+        "workers.notify.flush", tokens.email_hash(to))
+
+
+def test_a_held_decision_mail_answered_in_its_window_is_not_sent(redis_url, workers):
+    """Ann's decision mail waits to be merged; she answers on the web first: no mail for it."""
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    game_id = start(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": "B"}, {"name": "C"}])["game"]["id"]
+    workers(1, PALAZZO_MAIL_MERGE_SECONDS="600")
+    ann = player(app, client, "ann@example.org")
+    wait_for(lambda: _held(app, "ann@example.org") == 1)
+    answer(client, ann, game_id)
+    _flush_now(app, "ann@example.org")
+    redis = app.extensions["palazzo.store"].redis
+    wait_for(lambda: int(redis.hget(sending.DROPPED, "choose") or 0) == 1)
+    assert _held(app, "ann@example.org") == 0 and not mails(app, "ann@example.org", ("choose", "merged"))
+
+
+def test_a_merged_mail_leaves_out_the_decisions_answered_while_it_was_held(redis_url, workers):
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    ids = [start(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": f"B{n}"}, {"name": f"C{n}"}])["game"]["id"]
+           for n in range(3)]
+    workers(1, PALAZZO_MAIL_MERGE_SECONDS="600")
+    ann = player(app, client, "ann@example.org")
+    wait_for(lambda: _held(app, "ann@example.org") == 3)
+    answer(client, ann, ids[0])
+    _flush_now(app, "ann@example.org")
+    wait_for(lambda: mails(app, "ann@example.org", ("merged",)))
+    [merged] = mails(app, "ann@example.org", ("merged",))
+    assert merged["subject"].startswith("2 decisions wait for you")
+    assert ids[0] not in merged["text"] + merged["html"]
+    assert all(game_id in merged["text"] and game_id in merged["html"] for game_id in ids[1:])
+    assert merged["html"].count("<!DOCTYPE html>") == 1 and merged["html"].count("<body") == 1
+    assert not mails(app, "ann@example.org", ("choose",))

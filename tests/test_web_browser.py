@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from service.web import session
-from tests.browser import CHROMIUM, Served, launch, screenshot
+from tests.browser import Served, screenshot
 from tests.conftest import bearer, mailed_link, make_app, new_game, seat_tokens, signed_ago
 from tests.web_client import follow_seat_link, send, table
 from tests.web_leaks import leaked, text_of
@@ -26,16 +26,6 @@ pytest.importorskip("engine.pof")
 
 LAPTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: `make setup` installs it")
-    with sync_api.sync_playwright() as playwright:
-        browser = launch(playwright)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

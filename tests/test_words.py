@@ -179,7 +179,10 @@ def _mails(state: dict, count: int, shown: list[str]) -> None:
         shown += [mail.subject, mail.text, visible(mail.html)]
         if count % 7 == 0:
             reminder = render.reminder(view, pending, frame, to, links, NOW, None, _reply(state, seat))
-            shown += [render.merged([mail, reminder], "palazzo.example").text, visible(reminder.html)]
+            parts = [render.decision_part(view, pending, frame, to, links, NOW, None, _reply(state, seat), reminder=r)
+                     for r in (False, True)]
+            together = render.merged(parts, to.email, "palazzo.example")
+            shown += [together.subject, together.text, visible(together.html), visible(reminder.html)]
         reasons = _reasons(state, seat)
         shown += reasons
         legal = GAME.legal_moves(state, seat)

@@ -1,5 +1,6 @@
 """Sending one mail as an RQ job (queued by `service.followups.Queued.send_mail`, with its retries):
-never blocking or losing a move.
+never blocking or losing a move. Each try goes through `service.mail.sending.send`, so a retry
+re-checks that the mail is still true and a job run again after its worker died sends nothing twice.
 
 A mail that the provider refuses for good, or that still fails after the last retry, is kept in
 the game's list of undelivered mail, which the host can see.
@@ -8,8 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from service.mail import undelivered
-from service.mail.backends import PermanentMailError, deliver
+from service.mail import sending, undelivered
+from service.mail.backends import PermanentMailError
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
 from workers import context
@@ -22,7 +23,7 @@ def send(mail: dict) -> str:
     message = Mail.from_json(mail)
     store = context.store()
     try:
-        return deliver(message, MailSettings.from_env(), store.redis)
+        return sending.send(store, message, MailSettings.from_env())
     except PermanentMailError as error:
         keep_undelivered(message, error)
         return ""

@@ -3,9 +3,12 @@
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
   one-click answers, and a reminder when 80% of the time is used if the decision is still his;
 - everyone with an address gets the round's result when a round ends and the scores at the end.
-Every mail is sent once: a Redis key per decision, round or game end claims it first (SET NX).
+Every mail is sent once: a Redis key per decision (for the seat's holder: a newcomer to a seat
+gets the decision he takes over), reminder, round or game end claims it first (SET NX).
 Decision mails with a far deadline wait a short window (PALAZZO_MAIL_MERGE_SECONDS) so that
-several games waiting on one player reach him as one mail.
+several games waiting on one player reach him as one mail. What waits is each decision's part
+(`render.Part`: what it was made for and its facts), not a rendered mail: the flush renders them as
+one mail, and its send job (`service.mail.sending`) drops the parts answered in the meantime.
 Mails are rendered from each seat's redacted view only, so a mail shows what its seat may see.
 """
 from __future__ import annotations
@@ -52,24 +55,25 @@ def merge_window() -> float:
     return float(os.environ.get("PALAZZO_MAIL_MERGE_SECONDS", "30"))
 
 
-def _send_decision(store, mail, due) -> None:
-    """Send a decision mail, or hold it for the merge window when its deadline is far enough away,
-    so that decisions of several games waiting on one player arrive as one mail."""
+def _send_decision(store: Store, part: render.Part, to: str, due) -> None:
+    """Send a decision mail, or hold its part for the merge window when its deadline is far enough
+    away, so that decisions of several games waiting on one player arrive as one mail."""
     window = merge_window()
     if window <= 0 or due is None or (due - deadlines.now()).total_seconds() < MERGE_ONLY_BEFORE * window:
-        _send(store, mail)
+        _send(store, render.part_mail(part, to, MailSettings.from_env().domain))
         return
-    held = email_key(tokens.email_hash(mail.to), "held")
+    held = email_key(tokens.email_hash(to), "held")
     with store.redis.pipeline(transaction=False) as pipe:
-        pipe.rpush(held, json.dumps(mail.to_json()))
+        pipe.rpush(held, json.dumps({"to": to, "part": part}))
         pipe.set(f"{held}:flush", "1", nx=True, ex=int(window) + 60)
         _, first = pipe.execute()
     if first:
-        store.followups.queue.enqueue_in(timedelta(seconds=window), "workers.notify.flush", tokens.email_hash(mail.to))
+        store.followups.queue.enqueue_in(timedelta(seconds=window), "workers.notify.flush", tokens.email_hash(to))
 
 
 def flush(email_hash: str) -> int:
-    """Send what was held for one player: one mail as it is, several merged into one.
+    """Send what was held for one player as one mail (one part: its own decision mail); its send job
+    leaves out every part answered by then. Returns how many parts were held.
 
     The list and its flush mark lie in different Redis Cluster slots, so they cannot go in one
     transaction: the mark goes first, then the list is read and emptied in one transaction in its
@@ -84,10 +88,13 @@ def flush(email_hash: str) -> int:
         pipe.lrange(held, 0, -1)
         pipe.delete(held)
         raw, _ = pipe.execute()
-    mails = [Mail.from_json(json.loads(item)) for item in raw]
-    if mails:
-        _send(store, mails[0] if len(mails) == 1 else render.merged(mails, MailSettings.from_env().domain))
-    return len(mails)
+    entries = [json.loads(item) for item in raw]
+    for old in (entry for entry in entries if "part" not in entry):  # a whole mail, held before parts were
+        _send(store, Mail.from_json(old))
+    parts = [entry for entry in entries if "part" in entry]
+    if parts:
+        _send(store, render.merged([entry["part"] for entry in parts], parts[0]["to"], MailSettings.from_env().domain))
+    return len(entries)
 
 
 def game(game_id: str) -> int:
@@ -100,18 +107,19 @@ def game(game_id: str) -> int:
     now = deadlines.now()
     sent = 0
     for decision in table.pending if table.status == games.RUNNING else []:
-        to = seats.recipient(store, table, decision["seat"])
-        if to is None or not _claim(store, game_id, f"decision:{decision['seat']}:{decision['since']}"):
+        seat = decision["seat"]
+        to = seats.recipient(store, table, seat)
+        if to is None or not _claim(store, game_id, seats.decision_claim(seat, to.holder, decision["since"])):
             continue
-        view = table.game.view(table.state, decision["seat"])
+        view = table.game.view(table.state, seat)
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
-        _send_decision(store, render.decision(view, decision, frame, to, _links(table, decision["seat"]), now,
-                                              table.game.default_move(table.state, decision["seat"]),
-                                              _reply(table, decision["seat"])), due)
+        part = render.decision_part(view, decision, frame, to, _links(table, seat), now,
+                                    table.game.default_move(table.state, seat), _reply(table, seat))
+        _send_decision(store, part, to.email, due)
         sent += 1
         if due is not None:
             store.followups.queue.enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
-                                             decision["seat"], decision["since"])
+                                             seat, decision["since"], to.holder)
     sent += _to_everyone(store, table, frame)
     return sent
 
@@ -135,15 +143,17 @@ def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
     return sent
 
 
-def reminder(game_id: str, seat: int, since: int) -> bool:
-    """Remind the seat of a decision still his (same `since`: he has not answered it), once."""
+def reminder(game_id: str, seat: int, since: int, holder: int = 0) -> bool:
+    """Remind the seat's holder of a decision still his (same `since`: he has not answered it; same
+    `holder`: the seat is still his), once. Jobs queued before holders were named remind holder 0."""
     store = context.store()
     table = games.load(store, game_id)
     decision = table.decision_of(seat)
     to = seats.recipient(store, table, seat)
-    if table.status != games.RUNNING or decision is None or decision["since"] != since or to is None:
+    if table.status != games.RUNNING or decision is None or decision["since"] != since or to is None \
+            or to.holder != holder:
         return False
-    if not _claim(store, game_id, f"reminder:{seat}:{since}"):
+    if not _claim(store, game_id, f"reminder:{seat}:{holder}:{since}"):
         return False
     frame = seats.frame(table, MailSettings.from_env().domain)
     view = table.game.view(table.state, seat)

@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_list_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true",
-                        help="one JSON array of the mails (to, subject, text, html, headers, kind, game, seat)")
+                        help="one JSON array of the mails (to, subject, text, html, headers, kind, game, seat, "
+                             "holder, since, parts)")
     parser.add_argument("--to", help="only mail to this address (case-insensitive)")
     parser.add_argument("--last", type=int, default=0, metavar="N", help="only the newest N messages")
     parser.add_argument("--var", default="var", help="the --var of the running `palazzo up` (default ./var)")

@@ -4,6 +4,9 @@ Game mails are built from a seat's *view* (what `game.view(state, seat)` returns
 state: redaction is the caller's job, so a mail can only show what its reader may see. The one
 private part a mail reads is the reader's own (`players[seat].private`); everything else is public.
 Links arrive built and signed by the caller; a mail only lays them out.
+
+A decision mail is rendered from one `Part` (the decision's facts), and a merged mail from several,
+through one template each, so the two read alike and a merged mail is one document.
 """
 from __future__ import annotations
 
@@ -13,7 +16,6 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import escape
 
 from engine import get_game
 from engine.core import Move
@@ -81,13 +83,28 @@ class Outcome(TypedDict, total=False):
     message_id: str | None
 
 
+class Part(TypedDict):
+    """One decision as a mail shows it: the (game, seat, holder, since) it was made for, the mail
+    `kind` it gets, the `summary` that heads it and the `facts` its template reads. Plain data, so a
+    merged mail carries its parts through its send job and can drop one answered meanwhile."""
+    kind: str
+    game: str
+    seat: int
+    holder: int | None
+    since: int | None
+    summary: str
+    facts: dict[str, Any]
+
+
 @dataclass(frozen=True)
 class Recipient:
-    """Who reads the mail: his address and name, his seat (None for a host or spectator), his time zone."""
+    """Who reads the mail: his address and name, his seat (None for a host or spectator), his time
+    zone, and the seat's holder generation he holds it as (`games.Seated.holder`)."""
     email: str
     name: str
     seat: int | None = None
     time_zone: str = "UTC"
+    holder: int | None = None
 
 
 @dataclass(frozen=True)
@@ -102,8 +119,7 @@ def decision(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Re
              now: datetime, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
     """The mail for a seat's new decision: your_bid for a bid, choose for a follow-up, else your_turn.
     With `reply`, it says how to answer by replying, and replies go to its address."""
-    return _decision_mail(decision_kind(pending["kind"]), view, pending, table, to, links, now, default_move,
-                          reply=reply)
+    return part_mail(decision_part(view, pending, table, to, links, now, default_move, reply), to.email, table.domain)
 
 
 def decision_kind(kind: str) -> str:
@@ -114,8 +130,8 @@ def decision_kind(kind: str) -> str:
 def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
              now: datetime, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
     """The decision mail's facts again, headed as a reminder, with the time left as of `now`."""
-    return _decision_mail(decision_kind(pending["kind"]), view, pending, table, to, links, now, default_move,
-                          reminder=True, reply=reply)
+    part = decision_part(view, pending, table, to, links, now, default_move, reply, reminder=True)
+    return part_mail(part, to.email, table.domain)
 
 
 def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
@@ -197,14 +213,18 @@ def _mail(kind: str, summary: str, facts: dict[str, Any], table: Table, to: Reci
     """A game mail of `kind` (rendered from `template`, by default the kind's own); with `reply` its
     replies go to the seat's reply address, and a mail about the seat's `decision` (seat, since, given
     only with `reply`) names it in its Message-ID so that a reply says what it answers."""
-    subject = f"{summary} · Palazzo {table.game_id}"
+    subject = _subject(summary, table.game_id)
     context = {**facts, "subject": subject}
     mail_headers = headers.build(table.domain, table.game_id, links.get("unsubscribe"), decision=decision,
                                  reply_to=reply["address"] if reply else None, answering=answering,
                                  automatic=automatic)
     return Mail(to=to.email, subject=subject, text=_text(template or kind, context),
                 html=_html(template or kind, context), headers=mail_headers, kind=kind, game=table.game_id,
-                seat=to.seat)
+                seat=to.seat, holder=to.holder)
+
+
+def _subject(summary: str, game_id: str) -> str:
+    return f"{summary} · Palazzo {game_id}"
 
 
 def _text(kind: str, context: dict[str, Any]) -> str:
@@ -247,17 +267,32 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 }
 
 
-def _decision_mail(kind: str, view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
-                   links: MailLinks, now: datetime, default_move: Move | None, reminder: bool = False,
-                   reply: Reply | None = None) -> Mail:
-    """A decision mail of `kind`; a reminder renders the same template inside its own heading."""
-    facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "reply": reply}
+def decision_part(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+                  now: datetime, default_move: Move | None = None, reply: Reply | None = None,
+                  reminder: bool = False) -> Part:
+    """A seat's decision as a mail shows it, alone (`part_mail`) or among others (`merged`); a
+    reminder shows the same facts under its own heading."""
+    kind = decision_kind(pending["kind"])
+    facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "reply": reply,
+             "mail": kind, "reminder": reminder}
     summary = _SUMMARIES[kind](facts)
-    decision = (pending["seat"], pending["since"]) if reply is not None and "since" in pending else None
-    if reminder:
-        return _mail("reminder", f"Reminder: {summary}", {**facts, "decision_template": kind}, table, to, links,
-                     reply=reply, decision=decision)
-    return _mail(kind, summary, facts, table, to, links, reply=reply, decision=decision)
+    return {"kind": "reminder" if reminder else kind, "game": table.game_id, "seat": pending["seat"],
+            "holder": to.holder, "since": pending.get("since"),
+            "summary": f"Reminder: {summary}" if reminder else summary, "facts": facts}
+
+
+def part_mail(part: Part, to: str, domain: str) -> Mail:
+    """The mail of one decision: a decision mail with replies on names the decision in its
+    Message-ID, so that a reply to it says what it answers."""
+    facts, reply = part["facts"], part["facts"]["reply"]
+    decision = (part["seat"], part["since"]) if reply is not None and part["since"] is not None else None
+    subject = _subject(part["summary"], part["game"])
+    context = {**facts, "subject": subject, "part": facts}
+    mail_headers = headers.build(domain, part["game"], facts["unsubscribe"], decision=decision,
+                                 reply_to=reply["address"] if reply else None)
+    return Mail(to=to, subject=subject, text=_text("decision", context), html=_html("decision", context),
+                headers=mail_headers, kind=part["kind"], game=part["game"], seat=part["seat"],
+                holder=part["holder"], since=part["since"])
 
 
 def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
@@ -342,15 +377,16 @@ def _lot(view: dict[str, Any], table: Table, seat: int) -> dict[str, Any]:
     }
 
 
-def merged(mails: list[Mail], domain: str) -> Mail:
-    """Several games' decision mails to one player, due within a short window, as one mail.
-
-    Each part keeps its own one-click links; the merged mail threads with no single game.
-    """
-    first = mails[0]
-    subject = f"{len(mails)} decisions wait for you · Palazzo"
-    text = f"{subject}\n\n" + "\n\n".join(f"{'=' * 60}\n{m.subject}\n\n{m.text}" for m in mails)
-    html = "".join(f"<section><h2>{escape(m.subject)}</h2>{m.html}</section><hr>" for m in mails)
-    unsubscribe = first.headers.get("List-Unsubscribe", "").strip("<>") or None
-    return Mail(to=first.to, subject=subject, text=text, html=f"<h1>{escape(subject)}</h1>{html}",
-                headers=headers.build(domain, None, unsubscribe), kind="merged")
+def merged(parts: list[Part], to: str, domain: str) -> Mail | None:
+    """Decisions of several games waiting on one player, as one mail: one document rendered from the
+    parts' facts, each part with its own one-click answers and reply address; the merged mail threads
+    with no single game and carries no Reply-To. One part is its own decision mail; none, no mail."""
+    if len(parts) <= 1:
+        return part_mail(parts[0], to, domain) if parts else None
+    subject = f"{len(parts)} decisions wait for you · Palazzo"
+    unsubscribe = parts[0]["facts"]["unsubscribe"]
+    context = {"subject": subject, "parts": [{"subject": _subject(p["summary"], p["game"]), "facts": p["facts"]}
+                                             for p in parts],
+               "one_click": [], "seat_url": None, "unsubscribe": unsubscribe}
+    return Mail(to=to, subject=subject, text=_text("merged", context), html=_html("merged", context),
+                headers=headers.build(domain, None, unsubscribe), kind="merged", parts=list(parts))

@@ -1,18 +1,25 @@
 """A game's mail to one of its seats: whether its player takes it, the links it carries, the game it
-shows around his view, and the claim that sends it once.
+shows around his view, the claim that sends it once, and whether it is still true when it leaves.
 
 Every game mail goes through here, the ones the workers send (`workers.notify`) and the answers to
 replies (`service.inbound.replies`), so that none reaches an address whose player chose no mail or
-that bounced, whichever part of the service sends it.
+that bounced, whichever part of the service sends it; `still_due` checks that again when the mail
+leaves (`service.mail.sending`), since a mail may wait (a merge window, a retry) while the game moves on.
 """
 from __future__ import annotations
+
+from typing import Any
 
 from service import games, preferences, tokens
 from service.links import Links
 from service.mail import render
+from service.mail.message import Mail
 from service.store import Store, game_key
 from service.web import unsubscribe
 from service.web.oneclick import answer_links
+
+DECISION_KINDS = frozenset({"your_turn", "your_bid", "choose", "reminder"})  # true while the decision waits
+EVERYONE_KINDS = frozenset({"round_result", "game_over"})  # mail to the whole table: only for mail "all"
 
 
 def recipient(store: Store, table: games.Table, seat: int, everyone: bool = False) -> render.Recipient | None:
@@ -22,9 +29,9 @@ def recipient(store: Store, table: games.Table, seat: int, everyone: bool = Fals
     if not entry.get("email") or entry.get("bot"):
         return None
     wanted = preferences.read(store, tokens.email_hash(entry["email"]))
-    if wanted["mail"] == "none" or wanted["bounced"] or (everyone and wanted["mail"] == "decisions"):
+    if _unwanted(wanted, everyone):
         return None
-    return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"])
+    return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"], table.holder(seat))
 
 
 def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
@@ -41,3 +48,67 @@ def frame(table: games.Table, domain: str) -> render.Table:
 def claim(store: Store, game_id: str, what: str, ttl: int) -> bool:
     """True the first time `what` is claimed for this game within `ttl` seconds: the mail is ours to send."""
     return bool(store.redis.set(game_key(game_id, f"mailed:{what}"), "1", nx=True, ex=ttl))
+
+
+def decision_claim(seat: int, holder: int | None, since: int | None) -> str:
+    """What a decision mail claims: the seat's decision pending since `since`, for its holder then, so
+    that a newcomer to the seat gets the decision he takes over."""
+    return f"decision:{seat}:{holder}:{since}"
+
+
+def still_due(store: Store, mail: Mail) -> str | None:
+    """Why `mail` may not leave now, or None. Every mail: its address has not bounced. A mail made for
+    a seat: the seat is still held by the same generation, at the same address, whose player still
+    wants this kind of mail; a decision mail or reminder also needs the game running and the decision
+    it was made for still pending. A merged mail may leave while one of its parts may (`due_parts`).
+
+    A decision whose game is paused is not mailed now, and its claim is let go, so that the resume
+    (which moves every deadline) mails it again with its new deadline."""
+    wanted = preferences.read(store, tokens.email_hash(mail.to))
+    if wanted["bounced"]:
+        return f"the address bounced ({wanted['bounced']})"
+    if mail.parts:
+        reasons = [_made_for(store, wanted, mail.to, part) for part in mail.parts]
+        return None if None in reasons else "; ".join(str(reason) for reason in reasons)
+    if mail.game is None or mail.seat is None:
+        return None  # an account mail (sign-in, invitation): only the bounce counts
+    return _made_for(store, wanted, mail.to, {"kind": mail.kind, "game": mail.game, "seat": mail.seat,
+                                              "holder": mail.holder, "since": mail.since})
+
+
+def due_parts(store: Store, mail: Mail) -> list[render.Part]:
+    """The parts of a merged mail that may still leave."""
+    wanted = preferences.read(store, tokens.email_hash(mail.to))
+    return [part for part in mail.parts if _made_for(store, wanted, mail.to, part) is None]
+
+
+def _unwanted(wanted: dict[str, Any], everyone: bool) -> bool:
+    """Whether a player with these preferences refuses a mail to his seat (`everyone`: to the whole table)."""
+    return wanted["mail"] == "none" or bool(wanted["bounced"]) or (everyone and wanted["mail"] != "all")
+
+
+def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any]) -> str | None:
+    """Why a mail to `to` made for `made` (kind, game, seat, holder, since) is no longer true, or None.
+    A mail from before holders and decisions were named (None) is checked without them."""
+    game_id, seat, since = made["game"], made["seat"], made["since"]
+    if _unwanted(wanted, made["kind"] in EVERYONE_KINDS):
+        return f"its player does not take {made['kind']} mail (mail: {wanted['mail']})"
+    head = games.heads(store, [game_id]).get(game_id)
+    if head is None or not 0 <= seat < len(head.meta["seats"]):
+        return f"game {game_id} or its seat {seat} is gone"
+    entry = head.meta["seats"][seat]
+    if made["holder"] is not None and head.holder(seat) != made["holder"]:
+        return f"seat {seat} of game {game_id} has been handed to someone else"
+    if not entry.get("email") or entry.get("bot") or tokens.email_hash(entry["email"]) != tokens.email_hash(to):
+        return f"seat {seat} of game {game_id} has another address now"
+    if made["kind"] not in DECISION_KINDS:
+        return None
+    decision = next((d for d in head.pending if d["seat"] == seat), None)
+    if decision is None or (since is not None and decision["since"] != since):
+        return f"the decision of seat {seat} in game {game_id} (since {since}) was answered"
+    if head.status == games.PAUSED:
+        store.redis.delete(game_key(game_id, f"mailed:{decision_claim(seat, made['holder'], since)}"))
+        return f"game {game_id} is paused; its resume mails the decision again"
+    if head.status != games.RUNNING:
+        return f"game {game_id} is {head.status}"
+    return None

@@ -1,0 +1,176 @@
+"""The HTML part of every mail kind, as a mail program gets it: one well-formed document (parsed
+here), and what a reader sees of it in Chromium: each reply command on its own line, the one-click
+buttons, no template text. Screenshots of each kind go to build/artefacts/mail/."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+import pytest
+
+from engine.core import answers
+from engine.pof import GAME
+from service.mail import render
+from service.mail.message import Mail
+from tests.browser import MAIL_ARTEFACTS, screenshot
+from tests.test_mail_render import (
+    DEADLINE,
+    NAMES,
+    NOW,
+    TABLE,
+    links,
+    play_until,
+    waiting,
+)
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+BLOCKS = {"address", "article", "div", "h1", "h2", "h3", "hr", "ol", "p", "pre", "section", "table", "ul"}
+ONCE = ("html", "head", "title", "body")
+TEMPLATE_TEXT = re.compile(r"\{\{|\}\}|\{%|%\}|\bNone\b|Undefined")
+OUTCOMES = [{"kind": "done", "done": ["Keep painter, sculptor, architect"]},
+            {"kind": "refused", "reason": "You cannot bid that much.", "line": "bid 9000"},
+            {"kind": "refused", "done": ["Buy freedom of travel"], "reason": "No such building.", "line": "biuld"},
+            {"kind": "stale"}, {"kind": "help", "ignored": ["Thanks, Ann"]},
+            {"kind": "closed", "reason": "The game is over."},
+            {"kind": "not_yours", "reason": "it came from another address than the one your seat has."},
+            {"kind": "unverified", "reason": "SPF and DKIM failed."}]
+
+
+class Shape(HTMLParser):
+    """What a strict reader finds in a document: doctypes, how often each element opens, and every
+    end tag that closes nothing, or closes across another, or a block opened inside a paragraph."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.doctypes = 0
+        self.opened: Counter[str] = Counter()
+        self.stack: list[str] = []
+        self.faults: list[str] = []
+
+    def handle_decl(self, decl: str) -> None:
+        self.doctypes += decl.lower().startswith("doctype")
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        self.opened[tag] += 1
+        if tag in BLOCKS and "p" in self.stack:
+            self.faults.append(f"<{tag}> inside <p>")
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.faults.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def reply_of(state, seat: int) -> render.Reply:
+    """The seat's real commands and notes, from the grammar, as the notify job would give them."""
+    found = answers(GAME, state, seat)
+    return {"address": f"play+{TABLE.game_id}-{seat}-tag@palazzo.example", "commands": found.commands,
+            "notes": found.notes, "picture": found.picture, "guide": ["One command a line.", "Case does not matter."]}
+
+
+def decision_at(kind: str, reminder: bool = False) -> render.Part:
+    state, _ = play_until(waiting(kind))
+    pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
+    seat = pending["seat"]
+    to = render.Recipient(f"p{seat}@example.org", NAMES[seat], seat, "Europe/Rome", 0)
+    return render.decision_part(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW,
+                                GAME.default_move(state, seat), reply_of(state, seat), reminder=reminder)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A mail and what its reader must find in it: the reply commands of each decision it shows (as
+    (command, note)) and the URL of each one-click answer."""
+    mail: Mail
+    replies: list[list[tuple[str, str]]]
+    one_click: list[str]
+
+
+def _case(mail: Mail, parts: list[render.Part] | None = None, reply: render.Reply | None = None,
+          mail_links: render.MailLinks | None = None) -> Case:
+    if parts is not None:
+        return Case(mail, [list(map(tuple, p["facts"]["reply"]["commands"])) for p in parts],
+                    [link["url"] for p in parts for link in p["facts"]["one_click"]])
+    return Case(mail, [list(map(tuple, reply["commands"]))] if reply else [],
+                [link["url"] for link in (mail_links or {}).get("one_click", [])])
+
+
+def every_kind() -> dict[str, Case]:
+    """One mail of each kind Palazzo sends, from real game states (the reply answers of every outcome)."""
+    cases: dict[str, Case] = {}
+    for decision in ("action", "bid", "place_landscape"):
+        part = decision_at(decision)
+        cases[f"{part['kind']}-{decision}"] = _case(render.part_mail(part, "p@example.org", TABLE.domain), [part])
+    part = decision_at("bid", reminder=True)
+    cases["reminder"] = _case(render.part_mail(part, "p@example.org", TABLE.domain), [part])
+    parts = [decision_at(kind) for kind in ("keep_professions", "bid", "action")]
+    cases["merged"] = _case(render.merged(parts, "p@example.org", TABLE.domain), parts)
+    state, _ = play_until(lambda state, events: any(e["type"] == "best_work" for e in events))
+    cases["round_result"] = _case(render.round_result(GAME.view(state, 0), TABLE, render.Recipient("p0@x.org", "Ann", 0),
+                                                      {"unsubscribe": "https://palazzo.example/unsubscribe?t=x"}))
+    over = play_until(lambda state, events: GAME.result(state) is not None)[0]
+    cases["game_over"] = _case(render.game_over(GAME.view(over, 0), TABLE, render.Recipient("p0@x.org", "Ann", 0), {}))
+    url = "https://palazzo.example/sign-in?link=eyJl.abc"
+    cases["sign_in"] = _case(render.sign_in("ann@example.org", url, "eyJl.abc", TABLE.domain))
+    cases["invitation"] = _case(render.invitation("bea@example.org", NAMES[1], 1, TABLE.game_id, url, "eyJl.abc",
+                                                  TABLE.domain))
+    state, _ = play_until(waiting("bid"))
+    pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
+    seat = pending["seat"]
+    to = render.Recipient(f"p{seat}@example.org", NAMES[seat], seat)
+    for number, outcome in enumerate(OUTCOMES):
+        reply = reply_of(state, seat) if outcome["kind"] != "closed" else None
+        answered = render.answer(GAME.view(state, seat), pending if number % 2 == 0 else None, TABLE, to, links(seat),
+                                 NOW, outcome, reply)
+        cases[f"{answered.kind}-{number}"] = _case(answered, reply=reply, mail_links=links(seat))
+    return cases
+
+
+CASES = every_kind()
+
+
+def test_every_mail_kind_is_covered():
+    kinds = {case.mail.kind for case in CASES.values()}
+    assert kinds >= {"your_turn", "your_bid", "choose", "reminder", "round_result", "game_over", "merged", "sign_in",
+                     "invitation"} | {f"reply_{outcome['kind']}" for outcome in OUTCOMES}
+    assert all(case.replies for case in CASES.values() if case.mail.kind not in ("round_result", "game_over", "sign_in",
+                                                                              "invitation", "reply_closed"))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_html_part_is_one_well_formed_document(name):
+    html = CASES[name].mail.html
+    shape = Shape()
+    shape.feed(html)
+    shape.close()
+    assert html.startswith("<!DOCTYPE html>") and shape.doctypes == 1
+    assert [shape.opened[tag] for tag in ONCE] == [1] * len(ONCE)
+    assert shape.faults == [] and shape.stack == []
+    assert not TEMPLATE_TEXT.search(html), TEMPLATE_TEXT.search(html)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_reader_sees_each_command_on_its_line_and_the_buttons(chromium, name):
+    case = CASES[name]
+    page = chromium.new_page(viewport={"width": 600, "height": 900})
+    page.set_content(case.mail.html)
+    lines = [[line for line in block.splitlines() if line] for block in page.locator("pre").all_inner_texts()]
+    expected = [[command + (f"    ({note})" if note else "") for command, note in reply] for reply in case.replies]
+    assert [block for block in lines if block in expected] == expected, "each command on a line of its own"
+    buttons = page.locator("a[href*='one-click']")
+    assert [buttons.nth(i).get_attribute("href") for i in range(buttons.count())] == case.one_click
+    for index in range(buttons.count()):
+        box = buttons.nth(index).bounding_box()
+        assert box and box["height"] >= 30 and buttons.nth(index).inner_text().strip(), "a button one can press"
+    visible = page.locator("body").inner_text()
+    assert not TEMPLATE_TEXT.search(visible), TEMPLATE_TEXT.search(visible)
+    assert page.title() == case.mail.subject
+    screenshot(page, name, folder=MAIL_ARTEFACTS)
+    page.close()
