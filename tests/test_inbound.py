@@ -152,7 +152,7 @@ def test_a_reply_plays_the_move_and_a_refused_or_stale_one_plays_nothing(live, m
     mail_workers(1)
     first = decision_mail(live, "Ann@example.org")
     reply_to = first["headers"]["Reply-To"]
-    assert re.fullmatch(rf"play\+{game_id}-0-[a-z2-7]{{26}}@{DOMAIN}", reply_to) and len(reply_to.split("@")[0]) <= 64
+    assert re.fullmatch(rf"play\+{game_id}-0-0-[a-z2-7]{{26}}@{DOMAIN}", reply_to) and len(reply_to.split("@")[0]) <= 64
     assert "Answer by mail" in first["html"] and reply_to in first["text"]
     commands = listed(first)
     assert len(commands) == 4 and all(c.startswith("keep ") for c in commands)
@@ -201,7 +201,7 @@ def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(liv
     answering = first["headers"]["Message-ID"]
     store = live.app.extensions["palazzo.store"]
     forged = reply_to.replace(reply_to.split("-")[-1].split("@")[0], "a" * 26)
-    other_seat = reply_to.replace(f"{game_id}-0-", f"{game_id}-1-")
+    other_seat = reply_to.replace(f"{game_id}-0-0-", f"{game_id}-1-0-")
     for to in (forged, other_seat, f"play@{DOMAIN}"):
         status, body = post(live, parse_fields(ANN, to, command, answering=answering))
         assert status == 200
@@ -257,17 +257,17 @@ def test_the_endpoint_takes_its_secret_in_the_path_or_as_basic_auth(live, redis_
     assert status == 404 and body["code"] == "not_found", "without a secret set there is no endpoint"
 
 
-def inline_game(redis_url: str, monkeypatch) -> tuple[Any, str, str]:
+def inline_game(redis_url: str, monkeypatch) -> tuple[Any, str, str, str]:
     """An app without workers (PALAZZO_JOBS=inline: bots move and replies are played inside requests)
-    and a game of SEATS started on it: (the app, the game's id, seat 0's reply address)."""
+    and a game of SEATS started on it: (the app, the game's id, seat 0's reply address, the host token)."""
     from service.inbound import address
     monkeypatch.setenv("PALAZZO_MAIL_DOMAIN", DOMAIN)
     app = make_app(redis_url, INBOUND_SECRET=SECRET)
     client = app.test_client()
     created = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 5, "seats": SEATS}).get_json()
-    game_id = created["game"]["id"]
-    client.post(f"/api/v1/games/{game_id}/start", headers=bearer(created["tokens"]["host"]))
-    return app, game_id, address.address(app.extensions["palazzo.links"], game_id, 0, DOMAIN)
+    game_id, host = created["game"]["id"], created["tokens"]["host"]
+    client.post(f"/api/v1/games/{game_id}/start", headers=bearer(host))
+    return app, game_id, address.address(app.extensions["palazzo.links"], game_id, 0, 0, DOMAIN), host
 
 
 def answers_in(app) -> list[dict]:
@@ -281,7 +281,7 @@ def post_inline(app, fields: dict[str, str]) -> dict:
 
 
 def test_without_workers_a_reply_is_played_in_the_request_even_in_raw_mime_and_html_only(redis_url, monkeypatch):
-    app, game_id, reply_to = inline_game(redis_url, monkeypatch)
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
     client = app.test_client()
     raw = EmailMessage()
     raw["From"], raw["To"], raw["Subject"] = f"Ann <{ANN}>", reply_to, "Re: your choice"
@@ -306,7 +306,7 @@ def test_without_workers_a_reply_is_played_in_the_request_even_in_raw_mime_and_h
 def test_a_notice_of_mail_not_played_goes_only_to_a_player_who_takes_mail(redis_url, monkeypatch, choice, notices):
     """Anyone can make us write to a seat's address by forging mail for it: the notice, like every
     other mail, skips an address whose player chose no mail or that bounced."""
-    app, _, reply_to = inline_game(redis_url, monkeypatch)
+    app, _, reply_to, _ = inline_game(redis_url, monkeypatch)
     preferences.write(app.extensions["palazzo.store"], tokens.email_hash(ANN), choice)
     forged = parse_fields("eve@example.net", reply_to, "help", from_name="Eve")
     assert post_inline(app, forged)["status"] == "refused"
@@ -314,12 +314,36 @@ def test_a_notice_of_mail_not_played_goes_only_to_a_player_who_takes_mail(redis_
 
 
 def test_mail_from_the_seats_own_address_that_spf_and_dkim_do_not_vouch_for_is_told_as_such(redis_url, monkeypatch):
-    app, _, reply_to = inline_game(redis_url, monkeypatch)
+    app, _, reply_to, _ = inline_game(redis_url, monkeypatch)
     unvouched = parse_fields(ANN, reply_to, "help", spf="fail", dkim="{@example.org : fail}")
     assert post_inline(app, unvouched)["status"] == "refused"
     [notice] = answers_in(app)
     assert notice["kind"] == "reply_unverified" and notice["subject"].startswith("Not played: a reply in your name")
     assert "SPF and DKIM failed" in notice["text"] and "another address" not in notice["subject"] + notice["text"]
+
+
+def test_a_reply_to_the_address_of_a_seats_earlier_player_plays_nothing_and_tells_nobody(redis_url, monkeypatch):
+    """Once the host hands Ann's seat to Nell, Ann's reply address names an earlier holder: a reply to it
+    plays nothing, even from Nell's address (Ann may have passed the mail on), and nobody hears of it,
+    since it is no forgery; the address of Nell's own mails plays."""
+    from service import games
+    from service.inbound import address
+    app, game_id, ann_address, host = inline_game(redis_url, monkeypatch)
+    store, links = app.extensions["palazzo.store"], app.extensions["palazzo.links"]
+    nell = "nell@example.org"
+    handed = app.test_client().put(f"/api/v1/games/{game_id}/seats/0", headers=bearer(host),
+                                   json={"name": "Nell", "email": nell})
+    assert handed.status_code == 200, handed.get_json()
+    table = games.load(store, game_id)
+    command = address.reply_for(links, table, 0, DOMAIN)["commands"][0][0]
+    for sender in (nell, ANN):
+        assert post_inline(app, parse_fields(sender, ann_address, command))["status"] == "refused"
+    assert not [e for e in store.log(game_id) if e["seat"] == 0] and not answers_in(app)
+    assert [e["detail"] for e in inbox.noted(store.redis, game_id)] == [
+        "sent to the address of an earlier player of the seat (holder 0, now 1)"] * 2
+    nell_address = address.address(links, game_id, 0, table.holder(0), DOMAIN)
+    assert post_inline(app, parse_fields(nell, nell_address, command))["status"] == "applied"
+    assert [m["to"] for m in answers_in(app)] == [nell]
 
 
 def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_failed(redis_url, monkeypatch):
@@ -398,7 +422,7 @@ def test_lines_that_make_one_turn_are_followed_up_once_not_after_each_line(redis
     action = next(m for m in table.game.legal_moves(table.state, 0) if m["type"] not in ("end_turn", "sell_prestige"))
     queue = Queue(QUEUE, connection=store.followups.connection)
     queue.empty()
-    fields = parse_fields(ANN, address.address(links, table.id, 0, DOMAIN), f"{writing.write(action)}\nend")
+    fields = parse_fields(ANN, address.address(links, table.id, 0, 0, DOMAIN), f"{writing.write(action)}\nend")
     key = inbox.key_of(message.message_id_of(fields), fields)
     inbox.keep(store.redis, key, fields)
     assert Replies(store, links, MailSettings.from_env()).handle(key) == "applied"

@@ -22,16 +22,26 @@ LINKS = Links("k" * 40, "https://palazzo.example")
 GAME_ID = "e1f24b4c321c85fa"
 
 
-def test_a_reply_address_names_its_seat_and_cannot_be_made_without_the_secret():
-    made = address.address(LINKS, GAME_ID, 3, "palazzo.example")
+def test_a_reply_address_names_its_seat_and_holder_and_cannot_be_made_without_the_secret():
+    made = address.address(LINKS, GAME_ID, 3, 0, "palazzo.example")
     local = made.split("@")[0]
-    assert local.startswith(f"play+{GAME_ID}-3-") and len(local) <= 64 and local == local.lower()
-    assert address.seat_of(LINKS, [made]) == (GAME_ID, 3)
-    assert address.seat_of(LINKS, ["Ann <ann@example.org>", made.upper()]) == (GAME_ID, 3), "case does not matter"
+    assert local.startswith(f"play+{GAME_ID}-3-0-") and local == local.lower()
+    assert address.seat_of(LINKS, [made]) == (GAME_ID, 3, 0)
+    assert address.seat_of(LINKS, ["Ann <ann@example.org>", made.upper()]) == (GAME_ID, 3, 0), "case does not matter"
     assert address.seat_of(LINKS, [made.replace("-3-", "-2-")]) is None
     assert address.seat_of(LINKS, [made.replace(GAME_ID, "e1f24b4c321c85fb")]) is None
+    assert address.seat_of(LINKS, [made.replace("-3-0-", "-3-1-")]) is None, "a holder's address names no other holder"
     assert address.seat_of(Links("o" * 40, "https://palazzo.example"), [made]) is None, "another server's secret"
     assert address.seat_of(LINKS, ["play@palazzo.example", "play+x@palazzo.example", ""]) is None
+    later = address.address(LINKS, GAME_ID, 12, 999_999, "palazzo.example")
+    assert address.seat_of(LINKS, [later]) == (GAME_ID, 12, 999_999) and len(later.split("@")[0]) <= 64
+
+
+def test_an_address_made_before_holders_were_counted_reads_as_the_first_holders():
+    made = address.address(LINKS, GAME_ID, 3, 0, "palazzo.example")
+    before = made.replace("-3-0-", "-3-")  # play+<game>-<seat>-<tag>, as decision mails carried it then
+    assert address.seat_of(LINKS, [before]) == (GAME_ID, 3, 0)
+    assert address.seat_of(LINKS, [address.address(LINKS, GAME_ID, 3, 1, "p.example").replace("-3-1-", "-3-")]) is None
 
 
 def test_decision_mails_name_their_decision_in_their_message_id():
@@ -117,8 +127,9 @@ def test_a_mail_is_kept_once_by_its_message_id():
 
 def reply_of(state: dict, seat: int) -> render.Reply:
     """How the seat answers by mail in a game at `state`, as the mails that carry commands say it."""
-    reply = address.reply_for(LINKS, Table(GAME_ID, 9, 9, RUNNING, {}, state, [], game=GAME), seat, "palazzo.example")
-    assert reply is not None
+    table = Table(GAME_ID, 9, 9, RUNNING, {"seats": [{}, {}, {"holder": 2}, {}, {}]}, state, [], game=GAME)
+    reply = address.reply_for(LINKS, table, seat, "palazzo.example")
+    assert reply is not None and address.seat_of(LINKS, [reply["address"]]) == (GAME_ID, seat, table.holder(seat))
     return reply
 
 

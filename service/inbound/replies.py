@@ -4,7 +4,9 @@ itself when there are no workers.
 
 Checks, in order: a mail sent by a program (out of office) is ignored, as answering it could start a
 mail loop (our answers say they are automatic, RFC 3834); the address must be a genuine reply
-address (`address.seat_of`; else the mail is ignored, unanswered, as nobody can be told); the sender
+address (`address.seat_of`; else the mail is ignored, unanswered, as nobody can be told); it must name
+the seat's current holder (a mail to an earlier player's address is refused, and nobody is told: it
+is no forgery, only an old address, and the new player has nothing to hear of it); the sender
 must be the seat's address, compared as the service stores addresses (case-insensitive); SPF or DKIM
 must have passed when the post says how they went. A mail that fails the last two is not played, and
 the seat's own address (never the sender) is told, at most once an hour, unless its player takes no
@@ -64,13 +66,18 @@ class Replies:
         found = address.seat_of(self.links, mail.recipients)
         if found is None:
             return self._finish(key, "ignored", "sent to no reply address of ours (mistyped or forged)")
-        game_id, seat = found
+        game_id, seat, holder = found
         try:
             table = games.load(self.store, game_id)
         except Problem:
             return self._finish(key, "ignored", f"game {game_id} is gone")
         seats = table.meta["seats"]
-        entry = seats[seat] if seat < len(seats) else {}
+        if seat >= len(seats):
+            return self._finish(key, "ignored", f"game {game_id} has no seat {seat}", game_id)
+        if holder != table.holder(seat):
+            return self._finish(key, "refused", f"sent to the address of an earlier player of the seat (holder {holder}, "
+                                                f"now {table.holder(seat)})", game_id, seat)
+        entry = seats[seat]
         if entry.get("bot") or not entry.get("email_hash"):
             return self._finish(key, "ignored", "nobody plays this seat by mail", game_id, seat)
         if tokens.email_hash(mail.sender) != entry["email_hash"]:
