@@ -346,6 +346,18 @@ def test_a_reply_to_the_address_of_a_seats_earlier_player_plays_nothing_and_tell
     assert [m["to"] for m in answers_in(app)] == [nell]
 
 
+def test_a_reply_that_spf_passed_for_an_empty_envelope_sender_is_refused_as_unverified(redis_url, monkeypatch):
+    """A forger sends with an empty envelope sender (MAIL FROM:<>), for which SPF passes, and a From
+    of the seat's address: SPF vouched for nobody, and without DKIM nothing is played."""
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    forged = parse_fields(ANN, reply_to, "help", dkim="none")
+    forged["envelope"] = json.dumps({"to": [reply_to], "from": ""})
+    assert post_inline(app, forged)["status"] == "refused"
+    [notice] = answers_in(app)
+    assert notice["kind"] == "reply_unverified" and notice["to"] == "Ann@example.org"
+    assert inbox.noted(app.extensions["palazzo.store"].redis, game_id)[-1]["detail"] == "SPF and DKIM failed"
+
+
 def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_failed(redis_url, monkeypatch):
     """RQ's own worker, in this process (so that a failure can be injected), on the real Redis: a job
     that fails after playing the move is tried again and plays nothing twice; one that keeps failing

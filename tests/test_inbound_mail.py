@@ -100,7 +100,12 @@ def test_a_post_in_raw_mode_is_read():
     ("pass", None, "ann@example.org", True),
     ("pass", None, "bounce@mail.example.org", True),  # a subdomain of the sender's is aligned
     ("pass", None, "bounce@evil.example", False),  # SPF vouches for another domain
+    ("pass", None, None, False),  # no envelope sender: SPF vouched for nobody
+    ("pass", None, "", False),  # an empty one (a bounce's <>), likewise
+    ("pass", "{@evil.example : pass}", "", False),
+    ("pass", "{@example.org : pass}", "", True),  # DKIM still vouches
     ("softfail", "{@example.org : pass}", None, True),
+    ("pass", None, "ann@Example.ORG", True),
     ("fail", "{@example.org : fail}", None, False),
     ("none", "{@evil.example : pass}", None, False),
     (None, "{@evil.example : pass, @example.org : pass}", None, True),

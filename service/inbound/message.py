@@ -82,7 +82,9 @@ def authenticated(mail: Inbound) -> bool | None:
     """Whether SPF or DKIM passed for the sender's domain; None when the post said nothing of either.
 
     DKIM counts for a signing domain aligned with the From address's (the same, or one a subdomain of
-    the other); SPF, which vouches for the envelope sender, when that is aligned with it too.
+    the other). SPF vouches only for the envelope sender, so it counts only when there is one and it is
+    aligned with the From address too: an empty envelope sender (a bounce's) or another domain's is no
+    evidence for the From address, whatever SPF said.
     """
     if mail.spf is None and mail.dkim is None:
         return None
@@ -90,7 +92,7 @@ def authenticated(mail: Inbound) -> bool | None:
     signed = any(result.lower() == "pass" and _aligned(signer.lower(), domain)
                  for signer, result in DKIM_RESULT.findall(mail.dkim or ""))
     bounce_domain = (mail.envelope_from or "").rpartition("@")[2].lower()
-    spf = (mail.spf or "").strip().lower() == "pass" and (not bounce_domain or _aligned(bounce_domain, domain))
+    spf = (mail.spf or "").strip().lower() == "pass" and _aligned(bounce_domain, domain)
     return signed or spf
 
 
