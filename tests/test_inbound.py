@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from service import mailbox, preferences, tokens
+from service.followups import REPLY_RETRY_SECONDS
 from service.inbound import inbox
 from tests.browser import Served
 from tests.conftest import bearer, make_app, wait_for
@@ -42,11 +43,12 @@ def mail_workers(workers):
     return lambda count=1: workers(count, PALAZZO_INBOUND_SECRET=SECRET, PALAZZO_MAIL_DOMAIN=DOMAIN)
 
 
-def multipart(fields: dict[str, str]) -> bytes:
-    """A multipart/form-data body as Inbound Parse sends it: one part per field, UTF-8."""
-    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
-             for name, value in fields.items()]
-    return ("".join(parts) + f"--{BOUNDARY}--\r\n").encode()
+def multipart(fields: dict[str, str | bytes]) -> bytes:
+    """A multipart/form-data body as Inbound Parse sends it: one part per field, each the bytes given
+    (a str in UTF-8), with no charset of its own: the post's `charsets` field names them."""
+    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+             + (value.encode() if isinstance(value, str) else value) + b"\r\n" for name, value in fields.items()]
+    return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
 
 
 def parse_fields(sender: str, to: str, text: str | None, *, answering: str | None = None, subject: str = "Re: Palazzo",
@@ -70,7 +72,7 @@ def parse_fields(sender: str, to: str, text: str | None, *, answering: str | Non
     return fields
 
 
-def post(live: Served, fields: dict[str, str], path: str = f"/inbound/sendgrid/{SECRET}",
+def post(live: Served, fields: dict[str, str | bytes], path: str = f"/inbound/sendgrid/{SECRET}",
          **headers: str) -> tuple[int, dict]:
     """Post the fields over HTTP as Inbound Parse does: (status, the JSON body, with a problem's headers)."""
     request = urllib.request.Request(live.base + path, data=multipart(fields), method="POST",
@@ -358,6 +360,90 @@ def test_a_reply_that_spf_passed_for_an_empty_envelope_sender_is_refused_as_unve
     assert inbox.noted(app.extensions["palazzo.store"].redis, game_id)[-1]["detail"] == "SPF and DKIM failed"
 
 
+def served_inline_game(redis_url: str, monkeypatch):
+    """`inline_game` served over HTTP on loopback, and the first command seat 0 may send: (served, game
+    id, reply address, command)."""
+    from service import games
+    from service.inbound import address
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    table = games.load(app.extensions["palazzo.store"], game_id)
+    command = address.reply_for(app.extensions["palazzo.links"], table, 0, DOMAIN)["commands"][0][0]
+    return Served(app), game_id, reply_to, command
+
+
+def raw_mail(reply_to: str, headers: str, body: bytes) -> bytes:
+    """A mail as a mail program sends it, 8-bit bytes and all, CRLF line ends."""
+    top = (f"From: Ann <{ANN}>\r\nTo: {reply_to}\r\nSubject: Re: Palazzo\r\n"
+           f"Message-ID: <{uuid.uuid4().hex}@mail.example.org>\r\nMIME-Version: 1.0\r\n")
+    return (top + headers).encode() + body
+
+
+def test_an_8bit_raw_mail_in_latin_1_is_read_in_its_own_charset(redis_url, monkeypatch):
+    """Its no-break space (byte A0) stays a space inside the command and "Grüße" stays itself: read as
+    UTF-8 first, the A0 became U+FFFD and the command unreadable."""
+    served, game_id, reply_to, command = served_inline_game(redis_url, monkeypatch)
+    body = f"{command.replace(' ', chr(0xA0), 1)}\r\n\r\nViele Grüße, Ann\r\n".encode("latin-1")
+    mail = raw_mail(reply_to, "Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\n",
+                    body)
+    fields = {"email": mail, "envelope": json.dumps({"to": [reply_to], "from": ANN}), "SPF": "pass",
+              "dkim": "{@example.org : pass}"}
+    with served:
+        status, answer = post(served, fields)
+    assert status == 200 and answer["status"] == "applied", answer
+    [done] = answers_in(served.app)
+    assert '"Viele Grüße, Ann"' in done["text"] and "\ufffd" not in done["text"]
+
+
+@pytest.mark.parametrize("charset", ["iso-8859-1", "windows-1252"])
+def test_a_parsed_post_is_read_in_the_charsets_it_names(redis_url, monkeypatch, charset):
+    """Inbound Parse passes the text on in the mail's own charset and names it in `charsets`."""
+    served, game_id, reply_to, command = served_inline_game(redis_url, monkeypatch)
+    sign_off = "Grüße – Ann" if charset == "windows-1252" else "Grüße, Ann"
+    fields: dict[str, str | bytes] = {
+        **parse_fields(ANN, reply_to, None, from_name="Zoë"),
+        "text": f"{command.replace(' ', chr(0xA0), 1)}\r\n\r\n{sign_off}\r\n".encode(charset),
+        "html": f"<p>{command}</p><p>{sign_off}</p>".encode(charset),
+        "charsets": json.dumps({"to": "UTF-8", "from": "UTF-8", "subject": "UTF-8", "text": charset, "html": charset}),
+    }
+    with served:
+        status, answer = post(served, fields)
+    assert status == 200 and answer["status"] == "applied", answer
+    [done] = answers_in(served.app)
+    assert f'"{sign_off}"' in done["text"]
+
+
+@pytest.mark.parametrize("shape", ["unknown charset", "parts nested 2,000 deep", "parsed, unknown charset"])
+def test_a_mail_the_parser_cannot_read_is_refused_once_and_not_retried(live, mail_workers, shape):
+    """A real worker's job keeps it as unreadable, with the reason, at once and for good (it used to
+    raise LookupError or RecursionError, three tries each); its sender passed the checks, so the seat
+    hears why."""
+    from rq.job import Job
+    game_id = create(live, SEATS)
+    mail_workers(1)
+    reply_to = decision_mail(live, "Ann@example.org")["headers"]["Reply-To"]
+    store = live.app.extensions["palazzo.store"]
+    envelope = {"envelope": json.dumps({"to": [reply_to], "from": ANN}), "SPF": "pass", "dkim": "{@example.org : pass}"}
+    if shape == "unknown charset":
+        fields = {"email": raw_mail(reply_to, "Content-Type: text/plain; charset=x-martian\r\n\r\n", b"help\r\n"),
+                  **envelope}
+    elif shape == "parts nested 2,000 deep":
+        opening = "".join(f'Content-Type: multipart/mixed; boundary="b{n}"\r\n\r\n--b{n}\r\n' for n in range(2000))
+        fields = {"email": raw_mail(reply_to, opening + "Content-Type: text/plain\r\n\r\n", b"help\r\n"), **envelope}
+    else:
+        fields = {**parse_fields(ANN, reply_to, "help"), "charsets": json.dumps({"text": "x-martian", "from": "UTF-8"})}
+    status, body = post(live, fields)
+    assert status == 200 and body["status"] == "queued"
+    wait_for(lambda: inbox.state(store.redis, body["message"]).get("status") == "unreadable")
+    reason = inbox.state(store.redis, body["message"])["detail"]
+    assert reason == ("its parts are nested too deeply to read" if "nested" in shape
+                      else "it is written in a character set I do not know (x-martian)")
+    job = Job.fetch(f"pz-reply-{body['message']}", connection=store.followups.connection)
+    assert job.get_status() == "finished" and job.retries_left == len(REPLY_RETRY_SECONDS)
+    notice = answer_to(live, "Ann@example.org")
+    assert notice["kind"] == "reply_refused" and f"I could not read your mail: {reason}." in notice["text"]
+    assert [e["status"] for e in inbox.noted(store.redis, game_id)] == ["unreadable"]
+
+
 def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_failed(redis_url, monkeypatch):
     """RQ's own worker, in this process (so that a failure can be injected), on the real Redis: a job
     that fails after playing the move is tried again and plays nothing twice; one that keeps failing
@@ -407,7 +493,7 @@ def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_fail
     fields = parse_fields(ANN, first["headers"]["Reply-To"], "help")
     key = client.post(f"/inbound/sendgrid/{SECRET}", data=fields, content_type="multipart/form-data").get_json()["message"]
     work()
-    assert inbox.state(store.redis, key)["status"] == "failed" and inbox.fields(store.redis, key)["text"] == "help"
+    assert inbox.state(store.redis, key)["status"] == "failed" and inbox.fields(store.redis, key)["text"] == b"help"
     context.store.cache_clear()
     context.links.cache_clear()
 
@@ -435,8 +521,9 @@ def test_lines_that_make_one_turn_are_followed_up_once_not_after_each_line(redis
     queue = Queue(QUEUE, connection=store.followups.connection)
     queue.empty()
     fields = parse_fields(ANN, address.address(links, table.id, 0, 0, DOMAIN), f"{writing.write(action)}\nend")
-    key = inbox.key_of(message.message_id_of(fields), fields)
-    inbox.keep(store.redis, key, fields)
+    post = {name: value.encode() for name, value in fields.items()}
+    key = inbox.key_of(message.read(post).message_id, post)
+    inbox.keep(store.redis, key, post)
     assert Replies(store, links, MailSettings.from_env()).handle(key) == "applied"
     notified = [job for job in queue.get_jobs() if job.func_name == "workers.notify.game"]
     assert len(notified) == 1 and notified[0].id.endswith(f"-{games.load(store, table.id).version}")

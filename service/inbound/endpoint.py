@@ -17,7 +17,7 @@ import logging
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from service import web
-from service.inbound import inbox, message
+from service.inbound import form, inbox, message
 from service.inbound.replies import Replies
 from service.mail.settings import MailSettings
 from service.problems import Problem, render
@@ -37,13 +37,19 @@ def sendgrid(secret: str | None) -> Response:
     if refusal is not None:
         return render(refusal)
     request.max_content_length = MAX_BYTES
-    request.max_form_memory_size = MAX_BYTES
-    fields = {name: value for name, value in request.form.items()}
-    if not fields.get("email") and not fields.get("from"):
+    try:
+        post = form.fields(request.stream, request.content_type, message.FIELDS, MAX_BYTES)
+    except ValueError as error:
+        return render(Problem("bad_inbound", f"this is not an Inbound Parse post: {error}"))
+    if not post.get("email") and not post.get("from"):
         return render(Problem("bad_inbound", "this is not an Inbound Parse post: it has neither 'from' nor 'email'"))
     store = web.store()
-    key = inbox.key_of(message.message_id_of(fields), fields)
-    if inbox.keep(store.redis, key, fields) not in inbox.PENDING or not inbox.claim(
+    try:
+        message_id = message.read(post).message_id
+    except message.UnreadableMail:
+        message_id = None
+    key = inbox.key_of(message_id, post)
+    if inbox.keep(store.redis, key, post) not in inbox.PENDING or not inbox.claim(
             store.redis, key, "dispatch", DISPATCH_SECONDS):
         return jsonify(status="duplicate", message=key)
     try:

@@ -2,8 +2,9 @@
 its Message-ID, so that a provider posting the same mail twice is seen, and a mail the job could not
 handle is still there to retry and for the host to look at.
 
-``pz:inbound:{<key>}:raw`` holds the fields as posted (JSON), ``...:state`` a hash: ``status`` (received,
-queued, then applied, refused, stale, help, closed, ignored or failed), ``detail``, the game and seat
+``pz:inbound:{<key>}:raw`` holds the fields as posted (JSON; each field's bytes as latin-1 text,
+which maps every byte to one character and back, so they come back exactly), ``...:state`` a hash: ``status`` (received,
+queued, then applied, refused, stale, help, closed, ignored, unreadable or failed), ``detail``, the game and seat
 it was for, and the ``plan`` (the moves read from it, stored before any is played, so a retry plays
 the same ones). Both live a week, longer than a provider retries a post. Each game also keeps its
 last replies, newest last, for its host.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from redis import Redis
@@ -24,9 +26,9 @@ PENDING = ("received", "failed")  # a post that finds its mail in one of these q
 QUEUED = "queued"
 
 
-def key_of(message_id: str | None, fields: dict[str, str]) -> str:
+def key_of(message_id: str | None, post: Mapping[str, bytes]) -> str:
     """The mail's key: its Message-ID's digest, or, for a mail without one, the digest of its fields."""
-    basis = message_id.strip() if message_id else dumps(sorted(fields.items()))
+    basis = message_id.strip() if message_id else _text(post)
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
@@ -34,11 +36,15 @@ def _key(key: str, part: str) -> str:
     return f"{PREFIX}:inbound:{{{key}}}:{part}"
 
 
-def keep(redis: Redis, key: str, fields: dict[str, str]) -> str:
+def _text(post: Mapping[str, bytes]) -> str:
+    return dumps({name: post[name].decode("latin-1") for name in sorted(post)})
+
+
+def keep(redis: Redis, key: str, post: Mapping[str, bytes]) -> str:
     """Store a post's fields unless its mail is known already, and return the mail's status (received
     when it is new) in the same round trip: its keys share one cluster slot, so one transaction."""
     with redis.pipeline(transaction=True) as pipe:
-        pipe.set(_key(key, "raw"), dumps(fields), nx=True, ex=TTL)
+        pipe.set(_key(key, "raw"), _text(post), nx=True, ex=TTL)
         pipe.hsetnx(_key(key, "state"), "status", "received")
         pipe.expire(_key(key, "state"), TTL)
         pipe.hget(_key(key, "state"), "status")
@@ -46,9 +52,9 @@ def keep(redis: Redis, key: str, fields: dict[str, str]) -> str:
     return status
 
 
-def fields(redis: Redis, key: str) -> dict[str, str] | None:
+def fields(redis: Redis, key: str) -> dict[str, bytes] | None:
     raw = redis.get(_key(key, "raw"))
-    return loads(raw) if raw is not None else None
+    return {name: value.encode("latin-1") for name, value in loads(raw).items()} if raw is not None else None
 
 
 def state(redis: Redis, key: str) -> dict[str, Any]:

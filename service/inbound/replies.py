@@ -14,6 +14,10 @@ mail (`seats.recipient`). Then the reply must answer the seat's decision still p
 a mail is about is named in its Message-ID, which the reply quotes (`headers.decision_in`); a reply
 that quotes none answers the decision pending now, and standing orders may answer any mail.
 
+A mail the parser cannot read (a charset nobody knows, parts nested too deeply) is kept as unreadable,
+with the reason, and never raises, so the job is not retried on it; its sender hears why only if
+the checks above passed (they read only its headers), as every answer goes to the seat's own address.
+
 `handle` reads the mail and its state again each time, so a retry after any failure carries on where
 the last try stopped: the moves read from a mail are stored before the first is played, each is played
 through `playing.submit` with an idempotency key of the mail and its place, and the answer goes once.
@@ -36,7 +40,7 @@ from service.store import Store
 log = logging.getLogger(__name__)
 
 STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed"}
-FINAL = frozenset(STATUS.values()) | {"ignored"}
+FINAL = frozenset(STATUS.values()) | {"ignored", "unreadable"}
 NOTICE_EVERY = 3600  # seconds between two notices to a seat about mail for it that was not played
 CLOSED = {games.OPEN: "The game has not started yet.", games.PAUSED: "The game is paused; reply once it goes on.",
           games.FINISHED: "The game is over.", games.CANCELLED: "The game was cancelled."}
@@ -54,13 +58,16 @@ class Replies:
     def handle(self, key: str) -> str:
         """Play the kept mail `key` if it is a genuine reply, answer it, and return its final status."""
         redis = self.store.redis
-        fields = inbox.fields(redis, key)
-        if fields is None:
+        post = inbox.fields(redis, key)
+        if post is None:
             return "gone"
         state = inbox.state(redis, key)
         if state.get("status") in FINAL:
             return state["status"]
-        mail = message.read(fields)
+        try:
+            mail = message.read(post)
+        except message.UnreadableMail as error:
+            return self._finish(key, "unreadable", str(error))
         if mail.automatic:
             return self._finish(key, "ignored", "an automatic reply (out of office, say): not answered, lest mail loop")
         found = address.seat_of(self.links, mail.recipients)
@@ -90,7 +97,12 @@ class Replies:
             return self._finish(key, "refused", "SPF and DKIM failed", game_id, seat)
         plan = state.get("plan")
         if plan is None:
-            plan = _read(table, seat, mail)
+            try:
+                text = message.text(post)
+            except message.UnreadableMail as error:
+                self._answer(table, seat, mail, {"kind": "refused", "reason": f"I could not read your mail: {error}."}, key)
+                return self._finish(key, "unreadable", str(error), game_id, seat)
+            plan = _read(table, seat, mail, text)
             if "moves" in plan:
                 inbox.update(redis, key, plan=plan, game=game_id, seat=seat)
         outcome, table = self._play(table, seat, plan, key) if "moves" in plan else (plan, table)
@@ -171,16 +183,16 @@ class Replies:
         return status
 
 
-def _read(table: games.Table, seat: int, mail: message.Inbound) -> dict[str, Any]:
-    """The plan for a reply ({moves, lines, seen, ignored}), or the outcome that answers it at once:
-    help, a refusal, a stale decision or a game that is not running."""
+def _read(table: games.Table, seat: int, mail: message.Inbound, text: str) -> dict[str, Any]:
+    """The plan for a reply saying `text` ({moves, lines, seen, ignored}), or the outcome that answers
+    it at once: help, a refusal, a stale decision or a game that is not running."""
     if table.status != games.RUNNING:
         return {"kind": "closed", "reason": CLOSED.get(table.status, f"The game is {table.status}.")}
     grammar = grammar_of(table.game)
     if grammar is None:
         return {"kind": "refused", "reason": f"{table.game.name} cannot be played by mail"}
     try:
-        parsed = grammar.parse(mail.text)
+        parsed = grammar.parse(text)
     except Unreadable as error:
         return {"kind": "refused", "reason": error.message, "line": error.line or ""}
     if parsed.help:
