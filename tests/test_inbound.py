@@ -43,11 +43,14 @@ def mail_workers(workers):
     return lambda count=1: workers(count, PALAZZO_INBOUND_SECRET=SECRET, PALAZZO_MAIL_DOMAIN=DOMAIN)
 
 
-def multipart(fields: dict[str, str | bytes]) -> bytes:
+def multipart(fields: dict[str, str | bytes], files: dict[str, tuple[str, str, bytes]] | None = None) -> bytes:
     """A multipart/form-data body as Inbound Parse sends it: one part per field, each the bytes given
-    (a str in UTF-8), with no charset of its own: the post's `charsets` field names them."""
+    (a str in UTF-8), with no charset of its own: the post's `charsets` field names them; then the
+    attachments, as files (name: filename, type, bytes)."""
     parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
              + (value.encode() if isinstance(value, str) else value) + b"\r\n" for name, value in fields.items()]
+    parts += [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+              f'Content-Type: {kind}\r\n\r\n'.encode() + data + b"\r\n" for name, (filename, kind, data) in (files or {}).items()]
     return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
 
 
@@ -73,9 +76,9 @@ def parse_fields(sender: str, to: str, text: str | None, *, answering: str | Non
 
 
 def post(live: Served, fields: dict[str, str | bytes], path: str = f"/inbound/sendgrid/{SECRET}",
-         **headers: str) -> tuple[int, dict]:
+         files: dict[str, tuple[str, str, bytes]] | None = None, **headers: str) -> tuple[int, dict]:
     """Post the fields over HTTP as Inbound Parse does: (status, the JSON body, with a problem's headers)."""
-    request = urllib.request.Request(live.base + path, data=multipart(fields), method="POST",
+    request = urllib.request.Request(live.base + path, data=multipart(fields, files), method="POST",
                                      headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}", **headers})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -204,10 +207,10 @@ def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(liv
     store = live.app.extensions["palazzo.store"]
     forged = reply_to.replace(reply_to.split("-")[-1].split("@")[0], "a" * 26)
     other_seat = reply_to.replace(f"{game_id}-0-0-", f"{game_id}-1-0-")
+    before = set(store.redis.keys("*"))
     for to in (forged, other_seat, f"play@{DOMAIN}"):
-        status, body = post(live, parse_fields(ANN, to, command, answering=answering))
-        assert status == 200
-        wait_for(lambda: inbox.state(store.redis, body["message"]).get("status") == "ignored")
+        assert post(live, parse_fields(ANN, to, command, answering=answering)) == (200, {"status": "ignored"})
+    assert set(store.redis.keys("*")) - before == set(), "nothing is kept for an address not ours, not even a key"
     post(live, parse_fields("eve@example.net", reply_to, command, answering=answering, from_name="Eve"))
     notice = answer_to(live, "Ann@example.org")
     assert notice["kind"] == "reply_not_yours" and "another address" in notice["text"]
@@ -242,7 +245,9 @@ def test_the_same_mail_posted_twice_is_played_once(live, mail_workers):
 
 
 def test_the_endpoint_takes_its_secret_in_the_path_or_as_basic_auth(live, redis_url):
-    fields = parse_fields(ANN, f"play+0123456789abcdef-0-{'a' * 26}@{DOMAIN}", "help")
+    from service.inbound import address
+    fields = parse_fields(ANN, address.address(live.app.extensions["palazzo.links"], "0123456789abcdef", 0, 0, DOMAIN),
+                          "help")
     status, body = post(live, fields, "/inbound/sendgrid/not-the-secret")
     assert status == 404 and body["code"] == "not_found" and body["content_type"] == "application/problem+json"
     status, body = post(live, fields, "/inbound/sendgrid")
@@ -257,6 +262,48 @@ def test_the_endpoint_takes_its_secret_in_the_path_or_as_basic_auth(live, redis_
     with Served(make_app(redis_url, JOBS="rq")) as off:
         status, body = post(off, fields)
     assert status == 404 and body["code"] == "not_found", "without a secret set there is no endpoint"
+
+
+def kept(live: Served) -> list[str]:
+    """The keys of the posts the endpoint has kept."""
+    return live.app.extensions["palazzo.store"].redis.keys("pz:inbound:*:raw")
+
+
+def test_a_post_over_the_size_cap_is_refused_and_of_a_kept_one_only_what_a_reply_needs_stays(live):
+    """Without workers running, a kept post stays as the endpoint kept it."""
+    from service.inbound import address, endpoint, message
+    reply_to = address.address(live.app.extensions["palazzo.links"], "0123456789abcdef", 0, 0, DOMAIN)
+    huge = parse_fields(ANN, reply_to, "help\n" + "x" * 2 * 1024 * 1024)  # 2 MB: no reply anyone types
+    status, body = post(live, huge)
+    assert status == 413 and body["code"] == "mail_too_large" and body["content_type"] == "application/problem+json"
+    assert not kept(live)
+    long = parse_fields(ANN, reply_to, "help\n" + "> quoted\n" * (endpoint.FIELD_BYTES // 9 + 100))
+    status, body = post(live, {**long, "attachments": "1", "attachment-info": "{}"},
+                        files={"attachment1": ("photo.jpg", "image/jpeg", b"\xff\xd8" * 100_000)})
+    assert status == 200 and body["status"] == "queued"
+    fields = inbox.fields(live.app.extensions["palazzo.store"].redis, body["message"])
+    assert set(fields) <= message.FIELDS and "spam_report" not in fields and "attachment1" not in fields
+    assert len(fields["text"]) == endpoint.FIELD_BYTES and fields["text"].startswith(b"help\n> quoted\n")
+
+
+def test_posts_past_the_hourly_share_of_a_seat_or_a_sender_are_answered_limited_and_not_kept(live, monkeypatch):
+    from service import ratelimit
+    from service.inbound import address, endpoint
+    monkeypatch.setattr(endpoint, "SEAT_LIMIT", ratelimit.Limit(3, 3600))
+    monkeypatch.setattr(endpoint, "SENDER_LIMIT", ratelimit.Limit(5, 3600))
+    links = live.app.extensions["palazzo.links"]
+    first, second = (address.address(links, game_id, 0, 0, DOMAIN) for game_id in ("0123456789abcdef", "fedcba9876543210"))
+
+    def sent(sender: str, to: str) -> str:
+        status, body = post(live, parse_fields(sender, to, "help"))
+        assert status == 200
+        return body["status"]
+
+    assert [sent(f"eve{n}@example.net", first) for n in range(4)] == ["queued"] * 3 + ["limited"], "one seat's share"
+    assert [sent(ANN, second) for _ in range(5)] == ["queued"] * 3 + ["limited"] * 2
+    monkeypatch.setattr(endpoint, "SEAT_LIMIT", ratelimit.Limit(100, 3600))
+    assert [sent(ANN, second) for _ in range(3)] == ["queued"] * 2 + ["limited"], "one sender's share"
+    assert len(kept(live)) == 3 + 3 + 2, "a limited post is not kept"
 
 
 def inline_game(redis_url: str, monkeypatch) -> tuple[Any, str, str, str]:
@@ -442,6 +489,19 @@ def test_a_mail_the_parser_cannot_read_is_refused_once_and_not_retried(live, mai
     notice = answer_to(live, "Ann@example.org")
     assert notice["kind"] == "reply_refused" and f"I could not read your mail: {reason}." in notice["text"]
     assert [e["status"] for e in inbox.noted(store.redis, game_id)] == ["unreadable"]
+
+
+def test_a_reply_done_keeps_only_its_state_and_that_no_longer_than_a_provider_posts_it_again(redis_url, monkeypatch):
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    store = app.extensions["palazzo.store"]
+    fields = parse_fields(ANN, reply_to, "help")
+    first = post_inline(app, fields)
+    assert first["status"] == "help" and inbox.fields(store.redis, first["message"]) is None, "the mail's text is gone"
+    state = f"pz:inbound:{{{first['message']}}}:state"
+    assert 0 < store.redis.ttl(state) <= 3 * 24 * 3600 + 3600 and "plan" not in store.redis.hgetall(state)
+    assert post_inline(app, fields) == {"status": "duplicate", "message": first["message"]}
+    assert inbox.fields(store.redis, first["message"]) is None, "nor is it kept again"
+    assert len(answers_in(app)) == 1
 
 
 def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_failed(redis_url, monkeypatch):

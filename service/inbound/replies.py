@@ -58,12 +58,12 @@ class Replies:
     def handle(self, key: str) -> str:
         """Play the kept mail `key` if it is a genuine reply, answer it, and return its final status."""
         redis = self.store.redis
-        post = inbox.fields(redis, key)
-        if post is None:
-            return "gone"
         state = inbox.state(redis, key)
         if state.get("status") in FINAL:
             return state["status"]
+        post = inbox.fields(redis, key)
+        if post is None:
+            return "gone"
         try:
             mail = message.read(post)
         except message.UnreadableMail as error:
@@ -115,7 +115,7 @@ class Replies:
         state = inbox.state(self.store.redis, key)
         log.warning("reply %s failed for good: %s", key, reason)
         seat = int(state["seat"]) if state.get("seat") else None
-        self._finish(key, "failed", reason, state.get("game"), seat)
+        self._finish(key, inbox.FAILED, reason, state.get("game"), seat)
 
     def _play(self, table: games.Table, seat: int, plan: dict[str, Any], key: str
               ) -> tuple[render.Outcome, games.Table]:
@@ -177,7 +177,7 @@ class Replies:
         self.store.followups.send_mail(self.store, answer)
 
     def _finish(self, key: str, status: str, detail: str, game_id: str | None = None, seat: int | None = None) -> str:
-        inbox.update(self.store.redis, key, status=status, detail=detail[:500])
+        inbox.finish(self.store.redis, key, status, detail[:500])
         if game_id is not None:
             inbox.note(self.store.redis, game_id, {"message": key, "seat": seat, "status": status, "detail": detail[:500]})
         return status
