@@ -504,6 +504,20 @@ def test_a_reply_done_keeps_only_its_state_and_that_no_longer_than_a_provider_po
     assert len(answers_in(app)) == 1
 
 
+def test_a_reply_waits_on_its_own_queue_not_on_the_one_of_deadlines_and_bots(redis_url, monkeypatch):
+    from rq import Queue
+
+    from service.followups import QUEUE, REPLY_QUEUE
+    from service.inbound import address
+    monkeypatch.setenv("PALAZZO_MAIL_DOMAIN", DOMAIN)
+    app = make_app(redis_url, JOBS="rq", INBOUND_SECRET=SECRET)
+    connection = app.extensions["palazzo.store"].followups.connection
+    reply_to = address.address(app.extensions["palazzo.links"], "0123456789abcdef", 0, 0, DOMAIN)
+    key = post_inline(app, parse_fields(ANN, reply_to, "help"))["message"]
+    assert Queue(REPLY_QUEUE, connection=connection).job_ids == [f"pz-reply-{key}"]
+    assert Queue(QUEUE, connection=connection).job_ids == []
+
+
 def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_failed(redis_url, monkeypatch):
     """RQ's own worker, in this process (so that a failure can be injected), on the real Redis: a job
     that fails after playing the move is tried again and plays nothing twice; one that keeps failing
@@ -524,7 +538,8 @@ def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_fail
     client, store = app.test_client(), app.extensions["palazzo.store"]
 
     def work() -> None:
-        SimpleWorker([store.followups.queue], connection=store.followups.connection).work(burst=True)
+        SimpleWorker([store.followups.queue, store.followups.reply_queue],
+                     connection=store.followups.connection).work(burst=True)
 
     created = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 5, "seats": SEATS,
                                                   "deadlines": LONG}).get_json()
