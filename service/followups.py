@@ -89,8 +89,9 @@ class Queued:
 
     def play_reply(self, replies: Replies, key: str) -> str:
         """Queue the job that plays the kept reply `key` (one per mail) on the replies' own queue,
-        retried (REPLY_RETRY_SECONDS) and marked failed after the last try. The mail is marked queued before the job exists, lest
-        a quick job's final status be overwritten; a queue that refuses the job leaves it received."""
+        retried (REPLY_RETRY_SECONDS) and marked failed after the last try. The mail is marked queued
+        before the job exists, lest a quick job's final status be overwritten; a queue that refuses
+        the job leaves it received."""
         inbox.update(replies.store.redis, key, status=inbox.QUEUED)
         try:
             self.reply_queue.enqueue(REPLY_JOB, key, job_id=f"pz-reply-{key}",

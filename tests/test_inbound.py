@@ -518,6 +518,22 @@ def test_a_reply_waits_on_its_own_queue_not_on_the_one_of_deadlines_and_bots(red
     assert Queue(QUEUE, connection=connection).job_ids == []
 
 
+def test_a_reply_of_more_commands_than_a_turn_holds_plays_none_of_them(redis_url, monkeypatch):
+    """Each command is a commit: a reply of a thousand standing orders would make a thousand."""
+    from service import games
+    from service.inbound import replies
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    store = app.extensions["palazzo.store"]
+    orders = "\n".join(f"orders bid up to {300 + 10 * n} for juggler" for n in range(replies.MAX_COMMANDS + 1))
+    assert post_inline(app, parse_fields(ANN, reply_to, orders))["status"] == "refused"
+    table = games.load(store, game_id)
+    assert not table.private_moves and not [e for e in store.log(game_id) if e["seat"] == 0]
+    [refused] = answers_in(app)
+    assert f"at most {replies.MAX_COMMANDS} commands" in refused["text"]
+    one = "\n".join(orders.split("\n")[:replies.MAX_COMMANDS])
+    assert post_inline(app, parse_fields(ANN, reply_to, one))["status"] == "applied", "a turn's worth is played"
+
+
 def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_failed(redis_url, monkeypatch):
     """RQ's own worker, in this process (so that a failure can be injected), on the real Redis: a job
     that fails after playing the move is tried again and plays nothing twice; one that keeps failing

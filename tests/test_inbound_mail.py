@@ -124,6 +124,16 @@ def test_text_is_read_in_its_charset_and_a_charset_nobody_knows_is_unreadable():
     assert message.read(odd_from).sender == "Ann@Example.org", "addresses are read whatever their charset"
 
 
+def test_of_a_mails_text_at_most_max_lines_lines_and_max_chars_characters_are_read():
+    """The work a reply can cause is bounded: a megabyte of lines that nearly start like a command
+    kept the grammar busy for 12 s; what a person writes, quotes and all, fits in easily."""
+    flood = message.text(parsed_post(text="bidd 300\n" * 100_000))
+    assert flood.count("\n") == message.MAX_LINES - 1 and len(flood) <= message.MAX_CHARS
+    assert "bid 300" not in message.text(parsed_post(text="\n" * message.MAX_LINES + "bid 300"))
+    assert len(message.text(parsed_post(text="bid 300 " * 100_000))) == message.MAX_CHARS
+    assert message.text(parsed_post(text="bid 300\n\n> quoted\n" * 20)) == "bid 300\n\n> quoted\n" * 20
+
+
 @pytest.mark.parametrize("spf, dkim, envelope_from, expected", [
     (None, None, None, None),  # the post says nothing: not checked
     ("pass", None, "ann@example.org", True),

@@ -32,6 +32,8 @@ Post = Mapping[str, bytes]  # an Inbound Parse post's fields, as posted
 
 MESSAGE_ID = re.compile(r"<[^<>\s]+>")
 DKIM_RESULT = re.compile(r"@?([a-z0-9.-]+)\s*:\s*([a-z]+)", re.IGNORECASE)
+MAX_LINES = 500  # of a mail's text that are read: a decision mail has about 50, so a reply quoting a few fits
+MAX_CHARS = 20_000  # likewise; the grammar's work grows with what it reads (1 MB of near-commands took 12 s)
 FIELDS = frozenset({"from", "to", "cc", "text", "html", "headers", "envelope", "SPF", "spf", "dkim", "charsets",
                     "email"})  # all that a reply needs of a post; the rest (attachments, spam report) is never kept
 
@@ -69,7 +71,7 @@ def _read(post: Post) -> Inbound:
     headers = _headers_of(post)
     envelope = _json(post.get("envelope"))
     recipients = [to for to in envelope.get("to") or [] if isinstance(to, str)]
-    listed = [_field(post, "to", charsets) or _header(headers, "To"), _field(post, "cc", charsets) or _header(headers, "Cc")]
+    listed = [_field(post, name.lower(), charsets) or _header(headers, name) for name in ("To", "Cc")]
     recipients += [found for _, found in getaddresses(listed) if found]
     answers = MESSAGE_ID.findall(_header(headers, "In-Reply-To"))
     answers += reversed(MESSAGE_ID.findall(_header(headers, "References")))
@@ -84,12 +86,15 @@ def _read(post: Post) -> Inbound:
 
 def text(post: Post) -> str:
     """What the mail says, as text: raw mode's first text/plain part (else its HTML as text), parsed
-    mode's ``text`` (else ``html``), each in its own charset. Raises UnreadableMail."""
+    mode's ``text`` (else ``html``), each in its own charset, and of it at most MAX_LINES lines and
+    MAX_CHARS characters, which bounds the work any mail can make. Raises UnreadableMail."""
     try:
         if post.get("email"):
-            return _body(email.message_from_bytes(post["email"], policy=policy.compat32))
-        charsets = _json(post.get("charsets"))
-        return _field(post, "text", charsets, strict=True) or html_text(_field(post, "html", charsets, strict=True))
+            body = _body(email.message_from_bytes(post["email"], policy=policy.compat32))
+        else:
+            charsets = _json(post.get("charsets"))
+            body = _field(post, "text", charsets, strict=True) or html_text(_field(post, "html", charsets, strict=True))
+        return "\n".join(body[:MAX_CHARS].split("\n", MAX_LINES)[:MAX_LINES])
     except UnreadableMail:
         raise
     except RecursionError:

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed"}
 FINAL = frozenset(STATUS.values()) | {"ignored", "unreadable"}
+MAX_COMMANDS = 20  # lines of one reply that are played; each is a commit, and a turn takes a few
 NOTICE_EVERY = 3600  # seconds between two notices to a seat about mail for it that was not played
 CLOSED = {games.OPEN: "The game has not started yet.", games.PAUSED: "The game is paused; reply once it goes on.",
           games.FINISHED: "The game is over.", games.CANCELLED: "The game was cancelled."}
@@ -82,8 +83,8 @@ class Replies:
         if seat >= len(seats):
             return self._finish(key, "ignored", f"game {game_id} has no seat {seat}", game_id)
         if holder != table.holder(seat):
-            return self._finish(key, "refused", f"sent to the address of an earlier player of the seat (holder {holder}, "
-                                                f"now {table.holder(seat)})", game_id, seat)
+            detail = f"sent to the address of an earlier player of the seat (holder {holder}, now {table.holder(seat)})"
+            return self._finish(key, "refused", detail, game_id, seat)
         entry = seats[seat]
         if entry.get("bot") or not entry.get("email_hash"):
             return self._finish(key, "ignored", "nobody plays this seat by mail", game_id, seat)
@@ -100,7 +101,8 @@ class Replies:
             try:
                 text = message.text(post)
             except message.UnreadableMail as error:
-                self._answer(table, seat, mail, {"kind": "refused", "reason": f"I could not read your mail: {error}."}, key)
+                unread: render.Outcome = {"kind": "refused", "reason": f"I could not read your mail: {error}."}
+                self._answer(table, seat, mail, unread, key)
                 return self._finish(key, "unreadable", str(error), game_id, seat)
             plan = _read(table, seat, mail, text)
             if "moves" in plan:
@@ -197,6 +199,9 @@ def _read(table: games.Table, seat: int, mail: message.Inbound, text: str) -> di
         return {"kind": "refused", "reason": error.message, "line": error.line or ""}
     if parsed.help:
         return {"kind": "help", "ignored": parsed.ignored}
+    if len(parsed.commands) > MAX_COMMANDS:
+        return {"kind": "refused", "line": parsed.commands[MAX_COMMANDS].text,
+                "reason": f"A reply may hold at most {MAX_COMMANDS} commands, one turn's worth: nothing was read."}
     decision = table.decision_of(seat)
     current = decision["since"] if decision else table.version
     answered = _answered(mail, table.id, seat)
