@@ -12,7 +12,8 @@ must have passed when the post says how they went. A mail that fails the last tw
 the seat's own address (never the sender) is told, at most once an hour, unless its player takes no
 mail (`seats.recipient`). Then the reply must answer the seat's decision still pending: the decision
 a mail is about is named in its Message-ID, which the reply quotes (`headers.decision_in`); a reply
-that quotes none answers the decision pending now, and standing orders may answer any mail.
+that quotes none answers the decision pending now, and standing orders may answer any mail. A reply
+of more than MAX_COMMANDS commands is refused unplayed: each would be a commit of its own.
 
 A mail the parser cannot read (a charset nobody knows, parts nested too deeply) is kept as unreadable,
 with the reason, and never raises, so the job is not retried on it; its sender hears why only if
