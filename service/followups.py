@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from service.inbound.replies import Replies
 
 QUEUE = "palazzo"
+REPLY_QUEUE = "palazzo-replies"  # replies by mail wait here, so that no flood of mail delays a deadline or a bot
 BOT_JOB = "workers.bots.move"
 MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
@@ -51,6 +52,7 @@ class Queued:
     def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0):
         self.connection = connection
         self.queue = Queue(QUEUE, connection=connection)
+        self.reply_queue = Queue(REPLY_QUEUE, connection=connection)
         self.bot_delay = bot_delay
 
     def after(self, store: Any, table: Any, everything: bool = False) -> None:
@@ -94,13 +96,15 @@ class Queued:
         self.queue.enqueue(SIGN_IN_JOB, email, description="mail a sign-in link")
 
     def play_reply(self, replies: Replies, key: str) -> str:
-        """Queue the job that plays the kept reply `key` (one per mail), retried (REPLY_RETRY_SECONDS)
-        and marked failed after the last try. The mail is marked queued before the job exists, lest
-        a quick job's final status be overwritten; a queue that refuses the job leaves it received."""
+        """Queue the job that plays the kept reply `key` (one per mail) on the replies' own queue,
+        retried (REPLY_RETRY_SECONDS) and marked failed after the last try. The mail is marked queued
+        before the job exists, lest a quick job's final status be overwritten; a queue that refuses
+        the job leaves it received."""
         inbox.update(replies.store.redis, key, status=inbox.QUEUED)
         try:
-            self.queue.enqueue(REPLY_JOB, key, job_id=f"pz-reply-{key}", on_failure=Callback(REPLY_GAVE_UP),
-                               retry=Retry(max=len(REPLY_RETRY_SECONDS), interval=REPLY_RETRY_SECONDS))
+            self.reply_queue.enqueue(REPLY_JOB, key, job_id=f"pz-reply-{key}",
+                                     on_failure=Callback(REPLY_GAVE_UP),
+                                     retry=Retry(max=len(REPLY_RETRY_SECONDS), interval=REPLY_RETRY_SECONDS))
         except Exception:
             inbox.update(replies.store.redis, key, status="received")
             raise

@@ -41,6 +41,7 @@ CODES: dict[str, tuple[int, str]] = {
     "game_finished": (409, "the game is over"),
     "game_cancelled": (409, "the game was cancelled"),
     "too_large": (413, "the body is larger than the limit (64 KB)"),
+    "mail_too_large": (413, "the inbound post is larger than any reply needs (1 MB); attachments are never read"),
     "uri_too_long": (414, "the request line is too long"),
     "unsupported_media_type": (415, "send the body as application/json"),
     "invalid_request": (422, "the body or query does not match the schema; see errors"),

@@ -18,6 +18,7 @@ import pytest
 
 from engine.pof.writing import write
 from service import mailbox, preferences, tokens
+from service.followups import REPLY_RETRY_SECONDS
 from service.inbound import inbox
 from tests.browser import Served
 from tests.conftest import bearer, make_app, wait_for
@@ -43,11 +44,15 @@ def mail_workers(workers):
     return lambda count=1: workers(count, PALAZZO_INBOUND_SECRET=SECRET, PALAZZO_MAIL_DOMAIN=DOMAIN)
 
 
-def multipart(fields: dict[str, str]) -> bytes:
-    """A multipart/form-data body as Inbound Parse sends it: one part per field, UTF-8."""
-    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
-             for name, value in fields.items()]
-    return ("".join(parts) + f"--{BOUNDARY}--\r\n").encode()
+def multipart(fields: dict[str, str | bytes], files: dict[str, tuple[str, str, bytes]] | None = None) -> bytes:
+    """A multipart/form-data body as Inbound Parse sends it: one part per field, each the bytes given
+    (a str in UTF-8), with no charset of its own: the post's `charsets` field names them; then the
+    attachments, as files (name: filename, type, bytes)."""
+    parts = [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+             + (value.encode() if isinstance(value, str) else value) + b"\r\n" for name, value in fields.items()]
+    parts += [f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
+              f'Content-Type: {kind}\r\n\r\n'.encode() + data + b"\r\n" for name, (filename, kind, data) in (files or {}).items()]
+    return b"".join(parts) + f"--{BOUNDARY}--\r\n".encode()
 
 
 def parse_fields(sender: str, to: str, text: str | None, *, answering: str | None = None, subject: str = "Re: Palazzo",
@@ -71,10 +76,10 @@ def parse_fields(sender: str, to: str, text: str | None, *, answering: str | Non
     return fields
 
 
-def post(live: Served, fields: dict[str, str], path: str = f"/inbound/sendgrid/{SECRET}",
-         **headers: str) -> tuple[int, dict]:
+def post(live: Served, fields: dict[str, str | bytes], path: str = f"/inbound/sendgrid/{SECRET}",
+         files: dict[str, tuple[str, str, bytes]] | None = None, **headers: str) -> tuple[int, dict]:
     """Post the fields over HTTP as Inbound Parse does: (status, the JSON body, with a problem's headers)."""
-    request = urllib.request.Request(live.base + path, data=multipart(fields), method="POST",
+    request = urllib.request.Request(live.base + path, data=multipart(fields, files), method="POST",
                                      headers={"Content-Type": f"multipart/form-data; boundary={BOUNDARY}", **headers})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -153,7 +158,7 @@ def test_a_reply_plays_the_move_and_a_refused_or_stale_one_plays_nothing(live, m
     mail_workers(1)
     first = decision_mail(live, "Ann@example.org")
     reply_to = first["headers"]["Reply-To"]
-    assert re.fullmatch(rf"play\+{game_id}-0-[a-z2-7]{{26}}@{DOMAIN}", reply_to) and len(reply_to.split("@")[0]) <= 64
+    assert re.fullmatch(rf"play\+{game_id}-0-0-[a-z2-7]{{26}}@{DOMAIN}", reply_to) and len(reply_to.split("@")[0]) <= 64
     assert "Answer by mail" in first["html"] and reply_to in first["text"]
     commands = listed(first)
     assert len(commands) == 4 and all(c.startswith("keep ") for c in commands)
@@ -202,11 +207,11 @@ def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(liv
     answering = first["headers"]["Message-ID"]
     store = live.app.extensions["palazzo.store"]
     forged = reply_to.replace(reply_to.split("-")[-1].split("@")[0], "a" * 26)
-    other_seat = reply_to.replace(f"{game_id}-0-", f"{game_id}-1-")
+    other_seat = reply_to.replace(f"{game_id}-0-0-", f"{game_id}-1-0-")
+    before = set(store.redis.keys("*"))
     for to in (forged, other_seat, f"play@{DOMAIN}"):
-        status, body = post(live, parse_fields(ANN, to, command, answering=answering))
-        assert status == 200
-        wait_for(lambda: inbox.state(store.redis, body["message"]).get("status") == "ignored")
+        assert post(live, parse_fields(ANN, to, command, answering=answering)) == (200, {"status": "ignored"})
+    assert set(store.redis.keys("*")) - before == set(), "nothing is kept for an address not ours, not even a key"
     post(live, parse_fields("eve@example.net", reply_to, command, answering=answering, from_name="Eve"))
     notice = answer_to(live, "Ann@example.org")
     assert notice["kind"] == "reply_not_yours" and "another address" in notice["text"]
@@ -241,7 +246,9 @@ def test_the_same_mail_posted_twice_is_played_once(live, mail_workers):
 
 
 def test_the_endpoint_takes_its_secret_in_the_path_or_as_basic_auth(live, redis_url):
-    fields = parse_fields(ANN, f"play+0123456789abcdef-0-{'a' * 26}@{DOMAIN}", "help")
+    from service.inbound import address
+    fields = parse_fields(ANN, address.address(live.app.extensions["palazzo.links"], "0123456789abcdef", 0, 0, DOMAIN),
+                          "help")
     status, body = post(live, fields, "/inbound/sendgrid/not-the-secret")
     assert status == 404 and body["code"] == "not_found" and body["content_type"] == "application/problem+json"
     status, body = post(live, fields, "/inbound/sendgrid")
@@ -258,17 +265,59 @@ def test_the_endpoint_takes_its_secret_in_the_path_or_as_basic_auth(live, redis_
     assert status == 404 and body["code"] == "not_found", "without a secret set there is no endpoint"
 
 
-def inline_game(redis_url: str, monkeypatch) -> tuple[Any, str, str]:
+def kept(live: Served) -> list[str]:
+    """The keys of the posts the endpoint has kept."""
+    return live.app.extensions["palazzo.store"].redis.keys("pz:inbound:*:raw")
+
+
+def test_a_post_over_the_size_cap_is_refused_and_of_a_kept_one_only_what_a_reply_needs_stays(live):
+    """Without workers running, a kept post stays as the endpoint kept it."""
+    from service.inbound import address, endpoint, message
+    reply_to = address.address(live.app.extensions["palazzo.links"], "0123456789abcdef", 0, 0, DOMAIN)
+    huge = parse_fields(ANN, reply_to, "help\n" + "x" * 2 * 1024 * 1024)  # 2 MB: no reply anyone types
+    status, body = post(live, huge)
+    assert status == 413 and body["code"] == "mail_too_large" and body["content_type"] == "application/problem+json"
+    assert not kept(live)
+    long = parse_fields(ANN, reply_to, "help\n" + "> quoted\n" * (endpoint.FIELD_BYTES // 9 + 100))
+    status, body = post(live, {**long, "attachments": "1", "attachment-info": "{}"},
+                        files={"attachment1": ("photo.jpg", "image/jpeg", b"\xff\xd8" * 100_000)})
+    assert status == 200 and body["status"] == "queued"
+    fields = inbox.fields(live.app.extensions["palazzo.store"].redis, body["message"])
+    assert set(fields) <= message.FIELDS and "spam_report" not in fields and "attachment1" not in fields
+    assert len(fields["text"]) == endpoint.FIELD_BYTES and fields["text"].startswith(b"help\n> quoted\n")
+
+
+def test_posts_past_the_hourly_share_of_a_seat_or_a_sender_are_answered_limited_and_not_kept(live, monkeypatch):
+    from service import ratelimit
+    from service.inbound import address, endpoint
+    monkeypatch.setattr(endpoint, "SEAT_LIMIT", ratelimit.Limit(3, 3600))
+    monkeypatch.setattr(endpoint, "SENDER_LIMIT", ratelimit.Limit(5, 3600))
+    links = live.app.extensions["palazzo.links"]
+    first, second = (address.address(links, game_id, 0, 0, DOMAIN) for game_id in ("0123456789abcdef", "fedcba9876543210"))
+
+    def sent(sender: str, to: str) -> str:
+        status, body = post(live, parse_fields(sender, to, "help"))
+        assert status == 200
+        return body["status"]
+
+    assert [sent(f"eve{n}@example.net", first) for n in range(4)] == ["queued"] * 3 + ["limited"], "one seat's share"
+    assert [sent(ANN, second) for _ in range(5)] == ["queued"] * 3 + ["limited"] * 2
+    monkeypatch.setattr(endpoint, "SEAT_LIMIT", ratelimit.Limit(100, 3600))
+    assert [sent(ANN, second) for _ in range(3)] == ["queued"] * 2 + ["limited"], "one sender's share"
+    assert len(kept(live)) == 3 + 3 + 2, "a limited post is not kept"
+
+
+def inline_game(redis_url: str, monkeypatch) -> tuple[Any, str, str, str]:
     """An app without workers (PALAZZO_JOBS=inline: bots move and replies are played inside requests)
-    and a game of SEATS started on it: (the app, the game's id, seat 0's reply address)."""
+    and a game of SEATS started on it: (the app, the game's id, seat 0's reply address, the host token)."""
     from service.inbound import address
     monkeypatch.setenv("PALAZZO_MAIL_DOMAIN", DOMAIN)
     app = make_app(redis_url, INBOUND_SECRET=SECRET)
     client = app.test_client()
     created = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 5, "seats": SEATS}).get_json()
-    game_id = created["game"]["id"]
-    client.post(f"/api/v1/games/{game_id}/start", headers=bearer(created["tokens"]["host"]))
-    return app, game_id, address.address(app.extensions["palazzo.links"], game_id, 0, DOMAIN)
+    game_id, host = created["game"]["id"], created["tokens"]["host"]
+    client.post(f"/api/v1/games/{game_id}/start", headers=bearer(host))
+    return app, game_id, address.address(app.extensions["palazzo.links"], game_id, 0, 0, DOMAIN), host
 
 
 def answers_in(app) -> list[dict]:
@@ -282,7 +331,7 @@ def post_inline(app, fields: dict[str, str]) -> dict:
 
 
 def test_without_workers_a_reply_is_played_in_the_request_even_in_raw_mime_and_html_only(redis_url, monkeypatch):
-    app, game_id, reply_to = inline_game(redis_url, monkeypatch)
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
     client = app.test_client()
     raw = EmailMessage()
     raw["From"], raw["To"], raw["Subject"] = f"Ann <{ANN}>", reply_to, "Re: your choice"
@@ -307,7 +356,7 @@ def test_without_workers_a_reply_is_played_in_the_request_even_in_raw_mime_and_h
 def test_a_notice_of_mail_not_played_goes_only_to_a_player_who_takes_mail(redis_url, monkeypatch, choice, notices):
     """Anyone can make us write to a seat's address by forging mail for it: the notice, like every
     other mail, skips an address whose player chose no mail or that bounced."""
-    app, _, reply_to = inline_game(redis_url, monkeypatch)
+    app, _, reply_to, _ = inline_game(redis_url, monkeypatch)
     preferences.write(app.extensions["palazzo.store"], tokens.email_hash(ANN), choice)
     forged = parse_fields("eve@example.net", reply_to, "help", from_name="Eve")
     assert post_inline(app, forged)["status"] == "refused"
@@ -315,12 +364,175 @@ def test_a_notice_of_mail_not_played_goes_only_to_a_player_who_takes_mail(redis_
 
 
 def test_mail_from_the_seats_own_address_that_spf_and_dkim_do_not_vouch_for_is_told_as_such(redis_url, monkeypatch):
-    app, _, reply_to = inline_game(redis_url, monkeypatch)
+    app, _, reply_to, _ = inline_game(redis_url, monkeypatch)
     unvouched = parse_fields(ANN, reply_to, "help", spf="fail", dkim="{@example.org : fail}")
     assert post_inline(app, unvouched)["status"] == "refused"
     [notice] = answers_in(app)
     assert notice["kind"] == "reply_unverified" and notice["subject"].startswith("Not played: a reply in your name")
     assert "SPF and DKIM failed" in notice["text"] and "another address" not in notice["subject"] + notice["text"]
+
+
+def test_a_reply_to_the_address_of_a_seats_earlier_player_plays_nothing_and_tells_nobody(redis_url, monkeypatch):
+    """Once the host hands Ann's seat to Nell, Ann's reply address names an earlier holder: a reply to it
+    plays nothing, even from Nell's address (Ann may have passed the mail on), and nobody hears of it,
+    since it is no forgery; the address of Nell's own mails plays."""
+    from service import games
+    from service.inbound import address
+    app, game_id, ann_address, host = inline_game(redis_url, monkeypatch)
+    store, links = app.extensions["palazzo.store"], app.extensions["palazzo.links"]
+    nell = "nell@example.org"
+    handed = app.test_client().put(f"/api/v1/games/{game_id}/seats/0", headers=bearer(host),
+                                   json={"name": "Nell", "email": nell})
+    assert handed.status_code == 200, handed.get_json()
+    table = games.load(store, game_id)
+    command = address.reply_for(links, table, 0, DOMAIN)["commands"][0][0]
+    for sender in (nell, ANN):
+        assert post_inline(app, parse_fields(sender, ann_address, command))["status"] == "refused"
+    assert not [e for e in store.log(game_id) if e["seat"] == 0] and not answers_in(app)
+    assert [e["detail"] for e in inbox.noted(store.redis, game_id)] == [
+        "sent to the address of an earlier player of the seat (holder 0, now 1)"] * 2
+    nell_address = address.address(links, game_id, 0, table.holder(0), DOMAIN)
+    assert post_inline(app, parse_fields(nell, nell_address, command))["status"] == "applied"
+    assert [m["to"] for m in answers_in(app)] == [nell]
+
+
+def test_a_reply_that_spf_passed_for_an_empty_envelope_sender_is_refused_as_unverified(redis_url, monkeypatch):
+    """A forger sends with an empty envelope sender (MAIL FROM:<>), for which SPF passes, and a From
+    of the seat's address: SPF vouched for nobody, and without DKIM nothing is played."""
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    forged = parse_fields(ANN, reply_to, "help", dkim="none")
+    forged["envelope"] = json.dumps({"to": [reply_to], "from": ""})
+    assert post_inline(app, forged)["status"] == "refused"
+    [notice] = answers_in(app)
+    assert notice["kind"] == "reply_unverified" and notice["to"] == "Ann@example.org"
+    assert inbox.noted(app.extensions["palazzo.store"].redis, game_id)[-1]["detail"] == "SPF and DKIM failed"
+
+
+def served_inline_game(redis_url: str, monkeypatch):
+    """`inline_game` served over HTTP on loopback, and the first command seat 0 may send: (served, game
+    id, reply address, command)."""
+    from service import games
+    from service.inbound import address
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    table = games.load(app.extensions["palazzo.store"], game_id)
+    command = address.reply_for(app.extensions["palazzo.links"], table, 0, DOMAIN)["commands"][0][0]
+    return Served(app), game_id, reply_to, command
+
+
+def raw_mail(reply_to: str, headers: str, body: bytes) -> bytes:
+    """A mail as a mail program sends it, 8-bit bytes and all, CRLF line ends."""
+    top = (f"From: Ann <{ANN}>\r\nTo: {reply_to}\r\nSubject: Re: Palazzo\r\n"
+           f"Message-ID: <{uuid.uuid4().hex}@mail.example.org>\r\nMIME-Version: 1.0\r\n")
+    return (top + headers).encode() + body
+
+
+def test_an_8bit_raw_mail_in_latin_1_is_read_in_its_own_charset(redis_url, monkeypatch):
+    """Its no-break space (byte A0) stays a space inside the command and "Grüße" stays itself: read as
+    UTF-8 first, the A0 became U+FFFD and the command unreadable."""
+    served, game_id, reply_to, command = served_inline_game(redis_url, monkeypatch)
+    body = f"{command.replace(' ', chr(0xA0), 1)}\r\n\r\nViele Grüße, Ann\r\n".encode("latin-1")
+    mail = raw_mail(reply_to, "Content-Type: text/plain; charset=iso-8859-1\r\nContent-Transfer-Encoding: 8bit\r\n\r\n",
+                    body)
+    fields = {"email": mail, "envelope": json.dumps({"to": [reply_to], "from": ANN}), "SPF": "pass",
+              "dkim": "{@example.org : pass}"}
+    with served:
+        status, answer = post(served, fields)
+    assert status == 200 and answer["status"] == "applied", answer
+    [done] = answers_in(served.app)
+    assert '"Viele Grüße, Ann"' in done["text"] and "\ufffd" not in done["text"]
+
+
+@pytest.mark.parametrize("charset", ["iso-8859-1", "windows-1252"])
+def test_a_parsed_post_is_read_in_the_charsets_it_names(redis_url, monkeypatch, charset):
+    """Inbound Parse passes the text on in the mail's own charset and names it in `charsets`."""
+    served, game_id, reply_to, command = served_inline_game(redis_url, monkeypatch)
+    sign_off = "Grüße – Ann" if charset == "windows-1252" else "Grüße, Ann"
+    fields: dict[str, str | bytes] = {
+        **parse_fields(ANN, reply_to, None, from_name="Zoë"),
+        "text": f"{command.replace(' ', chr(0xA0), 1)}\r\n\r\n{sign_off}\r\n".encode(charset),
+        "html": f"<p>{command}</p><p>{sign_off}</p>".encode(charset),
+        "charsets": json.dumps({"to": "UTF-8", "from": "UTF-8", "subject": "UTF-8", "text": charset, "html": charset}),
+    }
+    with served:
+        status, answer = post(served, fields)
+    assert status == 200 and answer["status"] == "applied", answer
+    [done] = answers_in(served.app)
+    assert f'"{sign_off}"' in done["text"]
+
+
+@pytest.mark.parametrize("shape", ["unknown charset", "parts nested 2,000 deep", "parsed, unknown charset"])
+def test_a_mail_the_parser_cannot_read_is_refused_once_and_not_retried(live, mail_workers, shape):
+    """A real worker's job keeps it as unreadable, with the reason, at once and for good (it used to
+    raise LookupError or RecursionError, three tries each); its sender passed the checks, so the seat
+    hears why."""
+    from rq.job import Job
+    game_id = create(live, SEATS)
+    mail_workers(1)
+    reply_to = decision_mail(live, "Ann@example.org")["headers"]["Reply-To"]
+    store = live.app.extensions["palazzo.store"]
+    envelope = {"envelope": json.dumps({"to": [reply_to], "from": ANN}), "SPF": "pass", "dkim": "{@example.org : pass}"}
+    if shape == "unknown charset":
+        fields = {"email": raw_mail(reply_to, "Content-Type: text/plain; charset=x-martian\r\n\r\n", b"help\r\n"),
+                  **envelope}
+    elif shape == "parts nested 2,000 deep":
+        opening = "".join(f'Content-Type: multipart/mixed; boundary="b{n}"\r\n\r\n--b{n}\r\n' for n in range(2000))
+        fields = {"email": raw_mail(reply_to, opening + "Content-Type: text/plain\r\n\r\n", b"help\r\n"), **envelope}
+    else:
+        fields = {**parse_fields(ANN, reply_to, "help"), "charsets": json.dumps({"text": "x-martian", "from": "UTF-8"})}
+    status, body = post(live, fields)
+    assert status == 200 and body["status"] == "queued"
+    wait_for(lambda: inbox.state(store.redis, body["message"]).get("status") == "unreadable")
+    reason = inbox.state(store.redis, body["message"])["detail"]
+    assert reason == ("its parts are nested too deeply to read" if "nested" in shape
+                      else "it is written in a character set I do not know (x-martian)")
+    job = Job.fetch(f"pz-reply-{body['message']}", connection=store.followups.connection)
+    assert job.get_status() == "finished" and job.retries_left == len(REPLY_RETRY_SECONDS)
+    notice = answer_to(live, "Ann@example.org")
+    assert notice["kind"] == "reply_refused" and f"I could not read your mail: {reason}." in notice["text"]
+    assert [e["status"] for e in inbox.noted(store.redis, game_id)] == ["unreadable"]
+
+
+def test_a_reply_done_keeps_only_its_state_and_that_no_longer_than_a_provider_posts_it_again(redis_url, monkeypatch):
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    store = app.extensions["palazzo.store"]
+    fields = parse_fields(ANN, reply_to, "help")
+    first = post_inline(app, fields)
+    assert first["status"] == "help" and inbox.fields(store.redis, first["message"]) is None, "the mail's text is gone"
+    state = f"pz:inbound:{{{first['message']}}}:state"
+    assert 0 < store.redis.ttl(state) <= 3 * 24 * 3600 + 3600 and "plan" not in store.redis.hgetall(state)
+    assert post_inline(app, fields) == {"status": "duplicate", "message": first["message"]}
+    assert inbox.fields(store.redis, first["message"]) is None, "nor is it kept again"
+    assert len(answers_in(app)) == 1
+
+
+def test_a_reply_waits_on_its_own_queue_not_on_the_one_of_deadlines_and_bots(redis_url, monkeypatch):
+    from rq import Queue
+
+    from service.followups import QUEUE, REPLY_QUEUE
+    from service.inbound import address
+    monkeypatch.setenv("PALAZZO_MAIL_DOMAIN", DOMAIN)
+    app = make_app(redis_url, JOBS="rq", INBOUND_SECRET=SECRET)
+    connection = app.extensions["palazzo.store"].followups.connection
+    reply_to = address.address(app.extensions["palazzo.links"], "0123456789abcdef", 0, 0, DOMAIN)
+    key = post_inline(app, parse_fields(ANN, reply_to, "help"))["message"]
+    assert Queue(REPLY_QUEUE, connection=connection).job_ids == [f"pz-reply-{key}"]
+    assert Queue(QUEUE, connection=connection).job_ids == []
+
+
+def test_a_reply_of_more_commands_than_a_turn_holds_plays_none_of_them(redis_url, monkeypatch):
+    """Each command is a commit: a reply of a thousand standing orders would make a thousand."""
+    from service import games
+    from service.inbound import replies
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    store = app.extensions["palazzo.store"]
+    orders = "\n".join(f"orders bid up to {300 + 10 * n} for juggler" for n in range(replies.MAX_COMMANDS + 1))
+    assert post_inline(app, parse_fields(ANN, reply_to, orders))["status"] == "refused"
+    table = games.load(store, game_id)
+    assert not table.private_moves and not [e for e in store.log(game_id) if e["seat"] == 0]
+    [refused] = answers_in(app)
+    assert f"at most {replies.MAX_COMMANDS} commands" in refused["text"]
+    one = "\n".join(orders.split("\n")[:replies.MAX_COMMANDS])
+    assert post_inline(app, parse_fields(ANN, reply_to, one))["status"] == "applied", "a turn's worth is played"
 
 
 def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_failed(redis_url, monkeypatch):
@@ -343,7 +555,8 @@ def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_fail
     client, store = app.test_client(), app.extensions["palazzo.store"]
 
     def work() -> None:
-        SimpleWorker([store.followups.queue], connection=store.followups.connection).work(burst=True)
+        SimpleWorker([store.followups.queue, store.followups.reply_queue],
+                     connection=store.followups.connection).work(burst=True)
 
     created = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 5, "seats": SEATS,
                                                   "deadlines": LONG}).get_json()
@@ -372,7 +585,7 @@ def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_fail
     fields = parse_fields(ANN, first["headers"]["Reply-To"], "help")
     key = client.post(f"/inbound/sendgrid/{SECRET}", data=fields, content_type="multipart/form-data").get_json()["message"]
     work()
-    assert inbox.state(store.redis, key)["status"] == "failed" and inbox.fields(store.redis, key)["text"] == "help"
+    assert inbox.state(store.redis, key)["status"] == "failed" and inbox.fields(store.redis, key)["text"] == b"help"
     context.store.cache_clear()
     context.links.cache_clear()
 
@@ -399,9 +612,10 @@ def test_lines_that_make_one_turn_are_followed_up_once_not_after_each_line(redis
     action = next(m for m in table.game.legal_moves(table.state, 0) if m["type"] not in ("end_turn", "sell_prestige"))
     queue = Queue(QUEUE, connection=store.followups.connection)
     queue.empty()
-    fields = parse_fields(ANN, address.address(links, table.id, 0, DOMAIN), f"{writing.write(action)}\nend")
-    key = inbox.key_of(message.message_id_of(fields), fields)
-    inbox.keep(store.redis, key, fields)
+    fields = parse_fields(ANN, address.address(links, table.id, 0, 0, DOMAIN), f"{writing.write(action)}\nend")
+    post = {name: value.encode() for name, value in fields.items()}
+    key = inbox.key_of(message.read(post).message_id, post)
+    inbox.keep(store.redis, key, post)
     assert Replies(store, links, MailSettings.from_env()).handle(key) == "applied"
     notified = [job for job in queue.get_jobs() if job.func_name == "workers.notify.game"]
     assert len(notified) == 1 and notified[0].id.endswith(f"-{games.load(store, table.id).version}")

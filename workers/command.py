@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     threading.Thread(target=_poll_forever, args=(args.poll, stop), name="poll", daemon=True).start()
     try:
         worker_class = Worker if args.fork else SimpleWorker
-        worker_class([QUEUE], connection=connection).work(with_scheduler=True, burst=args.burst)
+        worker_class([QUEUE, store.followups.reply_queue], connection=connection).work(with_scheduler=True, burst=args.burst)
     finally:
         stop.set()
     return 0

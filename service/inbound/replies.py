@@ -4,13 +4,20 @@ itself when there are no workers.
 
 Checks, in order: a mail sent by a program (out of office) is ignored, as answering it could start a
 mail loop (our answers say they are automatic, RFC 3834); the address must be a genuine reply
-address (`address.seat_of`; else the mail is ignored, unanswered, as nobody can be told); the sender
+address (`address.seat_of`; else the mail is ignored, unanswered, as nobody can be told); it must name
+the seat's current holder (a mail to an earlier player's address is refused, and nobody is told: it
+is no forgery, only an old address, and the new player has nothing to hear of it); the sender
 must be the seat's address, compared as the service stores addresses (case-insensitive); SPF or DKIM
 must have passed when the post says how they went. A mail that fails the last two is not played, and
 the seat's own address (never the sender) is told, at most once an hour, unless its player takes no
 mail (`seats.recipient`). Then the reply must answer the seat's decision still pending: the decision
 a mail is about is named in its Message-ID, which the reply quotes (`headers.decision_in`); a reply
-that quotes none answers the decision pending now, and standing orders may answer any mail.
+that quotes none answers the decision pending now, and standing orders may answer any mail. A reply
+of more than MAX_COMMANDS commands is refused unplayed: each would be a commit of its own.
+
+A mail the parser cannot read (a charset nobody knows, parts nested too deeply) is kept as unreadable,
+with the reason, and never raises, so the job is not retried on it; its sender hears why only if
+the checks above passed (they read only its headers), as every answer goes to the seat's own address.
 
 `handle` reads the mail and its state again each time, so a retry after any failure carries on where
 the last try stopped: the moves read from a mail are stored before the first is played, each is played
@@ -34,7 +41,8 @@ from service.store import Store
 log = logging.getLogger(__name__)
 
 STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed"}
-FINAL = frozenset(STATUS.values()) | {"ignored"}
+FINAL = frozenset(STATUS.values()) | {"ignored", "unreadable"}
+MAX_COMMANDS = 20  # lines of one reply that are played; each is a commit, and a turn takes a few
 NOTICE_EVERY = 3600  # seconds between two notices to a seat about mail for it that was not played
 CLOSED = {games.OPEN: "The game has not started yet.", games.PAUSED: "The game is paused; reply once it goes on.",
           games.FINISHED: "The game is over.", games.CANCELLED: "The game was cancelled."}
@@ -52,25 +60,33 @@ class Replies:
     def handle(self, key: str) -> str:
         """Play the kept mail `key` if it is a genuine reply, answer it, and return its final status."""
         redis = self.store.redis
-        fields = inbox.fields(redis, key)
-        if fields is None:
-            return "gone"
         state = inbox.state(redis, key)
         if state.get("status") in FINAL:
             return state["status"]
-        mail = message.read(fields)
+        post = inbox.fields(redis, key)
+        if post is None:
+            return "gone"
+        try:
+            mail = message.read(post)
+        except message.UnreadableMail as error:
+            return self._finish(key, "unreadable", str(error))
         if mail.automatic:
             return self._finish(key, "ignored", "an automatic reply (out of office, say): not answered, lest mail loop")
         found = address.seat_of(self.links, mail.recipients)
         if found is None:
             return self._finish(key, "ignored", "sent to no reply address of ours (mistyped or forged)")
-        game_id, seat = found
+        game_id, seat, holder = found
         try:
             table = games.load(self.store, game_id)
         except Problem:
             return self._finish(key, "ignored", f"game {game_id} is gone")
         seats = table.meta["seats"]
-        entry = seats[seat] if seat < len(seats) else {}
+        if seat >= len(seats):
+            return self._finish(key, "ignored", f"game {game_id} has no seat {seat}", game_id)
+        if holder != table.holder(seat):
+            detail = f"sent to the address of an earlier player of the seat (holder {holder}, now {table.holder(seat)})"
+            return self._finish(key, "refused", detail, game_id, seat)
+        entry = seats[seat]
         if entry.get("bot") or not entry.get("email_hash"):
             return self._finish(key, "ignored", "nobody plays this seat by mail", game_id, seat)
         if tokens.email_hash(mail.sender) != entry["email_hash"]:
@@ -83,7 +99,13 @@ class Replies:
             return self._finish(key, "refused", "SPF and DKIM failed", game_id, seat)
         plan = state.get("plan")
         if plan is None:
-            plan = _read(table, seat, mail)
+            try:
+                text = message.text(post)
+            except message.UnreadableMail as error:
+                unread: render.Outcome = {"kind": "refused", "reason": f"I could not read your mail: {error}."}
+                self._answer(table, seat, mail, unread, key)
+                return self._finish(key, "unreadable", str(error), game_id, seat)
+            plan = _read(table, seat, mail, text)
             if "moves" in plan:
                 inbox.update(redis, key, plan=plan, game=game_id, seat=seat)
         outcome, table = self._play(table, seat, plan, key) if "moves" in plan else (plan, table)
@@ -96,7 +118,7 @@ class Replies:
         state = inbox.state(self.store.redis, key)
         log.warning("reply %s failed for good: %s", key, reason)
         seat = int(state["seat"]) if state.get("seat") else None
-        self._finish(key, "failed", reason, state.get("game"), seat)
+        self._finish(key, inbox.FAILED, reason, state.get("game"), seat)
 
     def _play(self, table: games.Table, seat: int, plan: dict[str, Any], key: str
               ) -> tuple[render.Outcome, games.Table]:
@@ -158,26 +180,29 @@ class Replies:
         self.store.followups.send_mail(self.store, answer)
 
     def _finish(self, key: str, status: str, detail: str, game_id: str | None = None, seat: int | None = None) -> str:
-        inbox.update(self.store.redis, key, status=status, detail=detail[:500])
+        inbox.finish(self.store.redis, key, status, detail[:500])
         if game_id is not None:
             inbox.note(self.store.redis, game_id, {"message": key, "seat": seat, "status": status, "detail": detail[:500]})
         return status
 
 
-def _read(table: games.Table, seat: int, mail: message.Inbound) -> dict[str, Any]:
-    """The plan for a reply ({moves, lines, seen, ignored}), or the outcome that answers it at once:
-    help, a refusal, a stale decision or a game that is not running."""
+def _read(table: games.Table, seat: int, mail: message.Inbound, text: str) -> dict[str, Any]:
+    """The plan for a reply saying `text` ({moves, lines, seen, ignored}), or the outcome that answers
+    it at once: help, a refusal, a stale decision or a game that is not running."""
     if table.status != games.RUNNING:
         return {"kind": "closed", "reason": CLOSED.get(table.status, f"The game is {table.status}.")}
     grammar = grammar_of(table.game)
     if grammar is None:
         return {"kind": "refused", "reason": f"{table.game.name} cannot be played by mail"}
     try:
-        parsed = grammar.parse(mail.text)
+        parsed = grammar.parse(text)
     except Unreadable as error:
         return {"kind": "refused", "reason": error.message, "line": error.line or ""}
     if parsed.help:
         return {"kind": "help", "ignored": parsed.ignored}
+    if len(parsed.commands) > MAX_COMMANDS:
+        return {"kind": "refused", "line": parsed.commands[MAX_COMMANDS].text,
+                "reason": f"A reply may hold at most {MAX_COMMANDS} commands, one turn's worth: nothing was read."}
     decision = table.decision_of(seat)
     current = decision["since"] if decision else table.version
     answered = _answered(mail, table.id, seat)
