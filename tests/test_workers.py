@@ -13,7 +13,7 @@ import redis
 from rq import Queue, Worker
 
 from service import deadlines, followups
-from service.store import game_key, shard_of, wake_key
+from service.store import game_key, shard_of, wake_key, woken_key
 from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens, wait_for
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def test_a_lost_wake_job_is_queued_again_once_its_claim_lapses(queued_app, worke
     queue = Queue(followups.QUEUE, connection=redis.Redis.from_url(redis_url))
     queue.empty()  # the queue Redis lost the job
     assert wake.poll() == 0, "still claimed"
-    store.redis.delete(*store.redis.keys(game_key(game_id, "woke:*")))
+    store.redis.delete(woken_key(shard_of(game_id)))
     assert wake.poll() == 1, "the claim lapsed: queued again"
     workers(1)
     wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from service import games, preferences, tokens
 from service.links import Links
 from service.mail import render
-from service.store import Store, game_key
+from service.store import Store
 from service.web import unsubscribe
 from service.web.oneclick import answer_links
 
@@ -40,4 +40,4 @@ def frame(table: games.Table, domain: str) -> render.Table:
 
 def claim(store: Store, game_id: str, what: str, ttl: int) -> bool:
     """True the first time `what` is claimed for this game within `ttl` seconds: the mail is ours to send."""
-    return bool(store.redis.set(game_key(game_id, f"mailed:{what}"), "1", nx=True, ex=ttl))
+    return store.claim(game_id, f"mailed:{what}", ttl)
