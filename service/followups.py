@@ -6,7 +6,8 @@ left goes to RQ after every commit: a bot (or a stand-in for a player who keeps 
 gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail.
 Job ids are derived from what they act on, and every job re-checks the game before it acts: a stale
 job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves, and
-`play_reply` how every reply kept by the inbound endpoint gets played.
+`play_reply` how every reply kept by the inbound endpoint gets played. Every job is queued through `Jobs`, which keeps no record of
+a job that succeeded and a failed one's for a day only.
 
 `Inline` runs bots and replies at once in the caller's process instead and schedules nothing: for
 tests and tools that run no worker.
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from service.inbound.replies import Replies
 
 QUEUE = "palazzo"
+RESULT_TTL = 0  # nothing reads a job's return value: a job that succeeded leaves no record
+FAILURE_TTL = 24 * 3600  # a failed job's record and traceback, for an operator to look at
 BOT_JOB = "workers.bots.move"
 MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
@@ -41,13 +44,24 @@ def bot_job_id(game_id: str, seat: int, since: int) -> str:
     return f"pz-bot-{game_id}-{seat}-{since}"
 
 
+class Jobs(Queue):
+    """RQ's Queue, with RESULT_TTL and FAILURE_TTL for every job that names none: RQ keeps a finished
+    job 500 s and a failed one a year, and its finished records were most of the data mid-run."""
+
+    def create_job(self, *args: Any, **kwargs: Any) -> Any:
+        for name, ttl in (("result_ttl", RESULT_TTL), ("failure_ttl", FAILURE_TTL)):
+            if kwargs.get(name) is None:
+                kwargs[name] = ttl
+        return super().create_job(*args, **kwargs)
+
+
 class Queued:
     """Followups for a real deployment: RQ jobs that workers (`palazzo worker`) run, on the queue
     Redis `connection` (plain, bytes)."""
 
     def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0):
         self.connection = connection
-        self.queue = Queue(QUEUE, connection=connection)
+        self.queue = Jobs(QUEUE, connection=connection)
         self.bot_delay = bot_delay
 
     def after(self, store: Any, table: Any, everything: bool = False) -> None:
