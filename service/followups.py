@@ -6,8 +6,10 @@ left goes to RQ after every commit: a bot (or a stand-in for a player who keeps 
 gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail.
 Job ids are derived from what they act on, and every job re-checks the game before it acts: a stale
 job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves, and
-`play_reply` how every reply kept by the inbound endpoint gets played. Every job is queued through `Jobs`, which keeps no record of
-a job that succeeded and a failed one's for a day only.
+`play_reply` how every reply kept by the inbound endpoint gets played, on a queue of its own
+(REPLY_QUEUE, which `palazzo worker` serves in a process of its own) so that a slow reply never
+holds up a deadline, a bot or a mail. Every job is queued through `Jobs`, which keeps no record
+of a job that succeeded and a failed one's for a day only.
 
 `Inline` runs bots and replies at once in the caller's process instead and schedules nothing: for
 tests and tools that run no worker.
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from service.inbound.replies import Replies
 
 QUEUE = "palazzo"
+REPLY_QUEUE = "palazzo-replies"
 RESULT_TTL = 0  # nothing reads a job's return value: a job that succeeded leaves no record
 FAILURE_TTL = 24 * 3600  # a failed job's record and traceback, for an operator to look at
 BOT_JOB = "workers.bots.move"
@@ -62,6 +65,7 @@ class Queued:
     def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0):
         self.connection = connection
         self.queue = Jobs(QUEUE, connection=connection)
+        self.replies = Jobs(REPLY_QUEUE, connection=connection)
         self.bot_delay = bot_delay
 
     def after(self, store: Any, table: Any, everything: bool = False) -> None:
@@ -105,8 +109,8 @@ class Queued:
         a quick job's final status be overwritten; a queue that refuses the job leaves it received."""
         inbox.update(replies.store.redis, key, status=inbox.QUEUED)
         try:
-            self.queue.enqueue(REPLY_JOB, key, job_id=f"pz-reply-{key}", on_failure=Callback(REPLY_GAVE_UP),
-                               retry=Retry(max=len(REPLY_RETRY_SECONDS), interval=REPLY_RETRY_SECONDS))
+            self.replies.enqueue(REPLY_JOB, key, job_id=f"pz-reply-{key}", on_failure=Callback(REPLY_GAVE_UP),
+                                 retry=Retry(max=len(REPLY_RETRY_SECONDS), interval=REPLY_RETRY_SECONDS))
         except Exception:
             inbox.update(replies.store.redis, key, status="received")
             raise

@@ -342,7 +342,8 @@ def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_fail
     client, store = app.test_client(), app.extensions["palazzo.store"]
 
     def work() -> None:
-        SimpleWorker([store.followups.queue], connection=store.followups.connection).work(burst=True)
+        queues = [store.followups.queue, store.followups.replies]
+        SimpleWorker(queues, connection=store.followups.connection).work(burst=True)
 
     created = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 5, "seats": SEATS,
                                                   "deadlines": LONG}).get_json()
