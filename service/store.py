@@ -7,9 +7,9 @@ worker (a deadline, the end of a pause, compaction), written in the same atomic 
 that moves it, so no crash can leave a game that nobody will wake. The move log is the source of
 truth; the stored state is a cache of replaying it, written in the same atomic step.
 
-Keys beside a game that expire by themselves (idempotency answers, mail claims) are listed in the
-game's `expiring` index as they are written, so that compaction can delete them all without a
-SCAN: a finished game then leaves its hash and its archive, nothing else keyed by it.
+Beside the game lie its idempotency answers (a key each, for a day; listed in the game's `answers`
+index as they are written) and its claims (one hash), so that compaction can delete them all by
+name, without a SCAN: a finished game then leaves its hash and its archive, nothing else.
 
 A game hash carries two counters. `rev` counts every write of the state, private ones included, and
 is what the commit checks, so no two writers ever lose each other's update. `version` counts only
@@ -29,26 +29,16 @@ from redis.exceptions import NoScriptError
 
 PREFIX = "pz"
 IDEMPOTENCY_TTL = 24 * 3600
-EXPIRING = "expiring"  # the game part that indexes the game's expiring keys
-
-# Lists `key`, which expires in `ttl` seconds, in the game's index of such keys (`index`), and
-# drops the entries that have expired; the index lives as long as its last entry.
-_EXPIRING = """
-local function expiring(index, key, ttl)
-  local now = tonumber(redis.call('TIME')[1])
-  redis.call('ZREMRANGEBYSCORE', index, '-inf', now)
-  redis.call('ZADD', index, now + ttl, key)
-  if redis.call('TTL', index) < ttl then redis.call('EXPIRE', index, ttl) end
-end
-"""
+ANSWERS, CLAIMS = "answers", "claims"  # game parts: the index of its idempotency answers, its claims
 
 # KEYS: game hash, move log, event list, idempotency key, feed channel, the shard's wake index, the
-#       game's index of expiring keys.
+#       game's index of idempotency answers.
 # ARGV: expected rev, allowed statuses (",a,b,"), idempotency record ('' = none), its ttl,
 #       bump the version ('1' or '0'), the game's wake time ('' = none), n log entries, m field/value
 #       pairs, then the log entries, the pairs, and the events. The idempotency record is the answer
 #       itself, written in the same step as the move, so a retry after a crash anywhere still finds it.
-_COMMIT = _EXPIRING + """
+#       It is indexed by its key's part after the game id, with when it expires; expired entries go.
+_COMMIT = """
 local head = redis.call('HMGET', KEYS[1], 'rev', 'version', 'status')
 if not head[2] then return {'missing', 0, ''} end
 local version = tonumber(head[2])
@@ -66,18 +56,24 @@ local seq = redis.call('LLEN', KEYS[3])
 for i = 9 + n + 2 * m, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
 if #ARGV >= 9 + n + 2 * m then redis.call('PUBLISH', KEYS[5], seq) end
 if ARGV[3] ~= '' then
-  redis.call('SET', KEYS[4], ARGV[3], 'EX', ARGV[4])
-  expiring(KEYS[7], KEYS[4], tonumber(ARGV[4]))
+  local ttl, now = tonumber(ARGV[4]), tonumber(redis.call('TIME')[1])
+  redis.call('SET', KEYS[4], ARGV[3], 'EX', ttl)
+  redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now)
+  redis.call('ZADD', KEYS[7], now + ttl, string.match(KEYS[4], '}:[^:]+:(.+)$'))
+  redis.call('EXPIRE', KEYS[7], ttl)
 end
 local game = string.match(KEYS[1], '}:(.+):game$')
 if ARGV[6] == '' then redis.call('ZREM', KEYS[6], game) else redis.call('ZADD', KEYS[6], ARGV[6], game) end
 return {'ok', version, seq}
 """
 
-# KEYS: the claim, the game's index of expiring keys. ARGV: the claim's ttl. 1 when claimed now.
-_CLAIM = _EXPIRING + """
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
-expiring(KEYS[2], KEYS[1], tonumber(ARGV[1]))
+# KEYS: the game's claims (field: what, value: until when it holds). ARGV: what, its ttl.
+# 1 when claimed now; the hash lives as long as its latest claim.
+_CLAIM = """
+local now, ttl = tonumber(redis.call('TIME')[1]), tonumber(ARGV[2])
+if tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') > now then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], now + ttl)
+if redis.call('TTL', KEYS[1]) < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
 return 1
 """
 
@@ -188,7 +184,7 @@ class Store:
         idem_key, idem_record = idempotency or (game_key(game_id, "idem:none"), "")
         pairs = [item for pair in fields.items() for item in pair]
         keys = [game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key,
-                feed_channel(game_id), wake_key(shard_of(game_id)), game_key(game_id, EXPIRING)]
+                feed_channel(game_id), wake_key(shard_of(game_id)), game_key(game_id, ANSWERS)]
         args = [rev, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, "1" if public else "0",
                 "" if wake is None else f"{wake:.3f}", len(log), len(fields), *log, *pairs, *events]
         answer = self._run_commit(keys, args, also)
@@ -217,10 +213,11 @@ class Store:
             raise answers[0]
         return answers[0]
 
-    def claim(self, game_id: str, part: str, ttl: int) -> bool:
-        """True the first time `part` of the game is claimed within `ttl` seconds (SET NX): what it
-        stands for is this caller's to do. Listed in the game's index, so compaction removes it."""
-        return bool(self._claim(keys=[game_key(game_id, part), game_key(game_id, EXPIRING)], args=[ttl]))
+    def claim(self, game_id: str, what: str, ttl: int) -> bool:
+        """True the first time `what` is claimed for the game within `ttl` seconds: what it stands
+        for (a mail) is this caller's to do. All of a game's claims are fields of one hash: a key
+        each cost more, and compaction finds them by name."""
+        return bool(self._claim(keys=[game_key(game_id, CLAIMS)], args=[what, ttl]))
 
     def log(self, game_id: str) -> list[dict[str, Any]]:
         with self.redis.pipeline(transaction=False) as pipe:
@@ -263,25 +260,25 @@ class Store:
 
     def compact(self, game_id: str) -> bool:
         """Fold a finished game's move log and event feed into one compressed key (a tenth of the
-        memory) and delete every expiring key beside it; True when done. Reads see no difference.
+        memory) and delete what lies beside it; True when done. Reads see no difference.
 
-        What goes: the idempotency answers (a retried move now gets the finished game's 409, as
-        any move does), and the mail claims, since nothing mails a finished game any more (every
-        mail job of its moves was queued before the wake job that compacts it).
+        What goes: the idempotency answers (a retried move now gets the 409 the same move without
+        its key gets), and the claims, since nothing mails a finished game any more (every mail
+        job of its moves was queued before the wake job that compacts it).
         Only a finished game is compacted: nothing appends to it any more, and the WATCH makes the
-        fold give way to any writer all the same. The lists, the archive, the index and the wake
-        index share the game's hash tag, so this is one transaction on a Redis Cluster too.
+        fold give way to any writer all the same. All these keys and the wake index share the
+        game's hash tag, so this is one transaction on a Redis Cluster too.
         """
-        keys = [game_key(game_id, part) for part in ("game", "log", "events", EXPIRING)]
+        keys = [game_key(game_id, part) for part in ("game", "log", "events", ANSWERS, CLAIMS)]
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.watch(*keys)
             if pipe.hget(keys[0], "status") != "finished" or pipe.exists(game_key(game_id, "archive")):
                 return False
             archive = {"log": pipe.lrange(keys[1], 0, -1), "events": pipe.lrange(keys[2], 0, -1)}
-            beside = pipe.zrange(keys[3], 0, -1)
+            answers = [game_key(game_id, part) for part in pipe.zrange(keys[3], 0, -1)]
             pipe.multi()
             pipe.set(game_key(game_id, "archive"), pack(archive))
-            pipe.delete(keys[1], keys[2], keys[3], *beside)
+            pipe.delete(*keys[1:], *answers)
             pipe.zrem(wake_key(shard_of(game_id)), game_id)
             try:
                 pipe.execute()
