@@ -330,13 +330,20 @@ def test_sigterm_to_the_whole_process_group_stops_everything_without_a_traceback
     """`kill -TERM -<pgid>` reached redis-server too, before the worker and its scheduler had stopped:
     about 250 lines of tracebacks."""
     serve = start_serve(tmp_path / "var")
-    wait_for(lambda: "*** Listening on palazzo..." in serve.output(), 30)  # the worker is up
-    redis_port = int(serve.output().split("redis://127.0.0.1:")[1].split("/")[0])
-    os.killpg(serve.process.pid, signal.SIGTERM)
-    assert serve.process.wait(timeout=60) == 0
-    noisy = [line for line in serve.output().splitlines() if "Traceback" in line or "Error" in line]
-    assert noisy == [], serve.output()
-    assert not _group(serve.process.pid) and not port_open(redis_port), "everything stopped, redis-server too"
+    try:
+        wait_for(lambda: "*** Listening on palazzo..." in serve.output(), 30)  # the worker is up
+        redis_port = int(serve.output().split("redis://127.0.0.1:")[1].split("/")[0])
+        os.killpg(serve.process.pid, signal.SIGTERM)
+        assert serve.process.wait(timeout=60) == 0
+        noisy = [line for line in serve.output().splitlines() if "Traceback" in line or "Error" in line]
+        assert noisy == [], serve.output()
+        assert not _group(serve.process.pid) and not port_open(redis_port), "everything stopped, redis-server too"
+    finally:  # a failure leaves nothing running
+        for pid in [*_group(serve.process.pid), *serve.redis_pids()]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def test_up_starts_gunicorn_again_when_it_dies(tmp_path):
