@@ -19,6 +19,7 @@ from service.store import game_key, shard_of, wake_key, woken_key
 from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens, wait_for
 from tests.test_mail_sendgrid import KEY, stub  # noqa: F401  (the SendGrid stub fixture)
 
+
 @pytest.fixture
 def queued_app(redis_url):
     return make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
@@ -190,8 +191,8 @@ def _group(pgid: int) -> list[int]:
     return found
 
 
-def test_a_worker_rides_out_a_redis_restart_and_its_scheduled_jobs_go_on_at_once(aof_redis, workers_on, stub,
-                                                                                  monkeypatch):
+def test_a_worker_rides_out_a_redis_restart_and_its_scheduled_jobs_go_on_at_once(
+        aof_redis, workers_on, stub, monkeypatch):  # noqa: F811  (stub: the imported fixture)
     """kill -9 of the redis-server under a real worker: RQ's forked scheduler died with it and nothing
     restarted it for ten minutes. Here a bot move queued for a second later, a mail sent now and the
     retry of a mail that failed before the restart all go through within seconds of Redis coming back."""
