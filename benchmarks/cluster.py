@@ -2,18 +2,26 @@
 
 A figure, not a test; loopback only. Starts a 3-master Redis Cluster of Debian's redis-server
 (`tests/cluster.py`: AOF with fsync on every write, no replicas) and plays Princes of Florence games
-of bots only through the service's own move path (`service.games.create`, `start`, and the bots'
-commits in `service.playing`, followups inline: no RQ, no HTTP):
+through the service's own move path (`service.games.create`, `start`, the API's move function
+`service.resources.moves.take`, the bots' commits in `service.playing`; no HTTP):
 
-- memory: --games finished games per seat count (3 and 5); for each, `MEMORY USAGE ... SAMPLES 0`
-  of every key of the game (a SCAN of its master) plus its host token, and the bytes its commands
-  added to the master's append-only file; then the same once the game is compacted (`Store.compact`,
-  what a worker does PALAZZO_COMPACT_AFTER seconds after the end);
-- throughput: --procs processes each play games for --seconds; the commits each master ran (INFO
-  commandstats, EVALSHA) give moves/s per master, and the CPU its redis-server used over the window
-  (every command a move costs, the network and the fsyncs) gives the ceiling of a master's single
-  thread. On a small machine the clients (the engine, JSON) are the limit, not Redis: the ceiling is
-  the figure that says what a master could take.
+- memory: --games finished games per seat count (3 and 5), every seat a player with an address
+  who plays as the API lets him (the greedy bot's choice, each move with an Idempotency-Key), the
+  mail jobs of each move run by an RQ worker in this process, on a plain redis-server of its own
+  (the queue Redis, as PALAZZO_QUEUE_URL names it): decision mails, their claims, reminders. For
+  each game, `MEMORY USAGE ... SAMPLES 0` of every key it leaves: every key of the game (a SCAN of
+  its master: hash, log, feed, idempotency answers, mail claims, their index) and its host token,
+  and, on the queue Redis, every RQ key it added (the reminders not yet due, any job record); the
+  bytes its commands added to the master's append-only file; then the same once the game is
+  compacted (`Store.compact`, what a worker does PALAZZO_COMPACT_AFTER seconds after the end), with
+  the name of every key left. Each player's address keys (his games, his settings) are shared by
+  all his games and counted apart. The local mailbox (`pz:outbox`) is not counted: SendGrid keeps
+  mail in production;
+- throughput: --procs processes each play games of bots (followups inline: no RQ) for --seconds;
+  the commits each master ran (INFO commandstats, EVALSHA) give moves/s per master, and the CPU
+  its redis-server used over the window (every command a move costs, the network and the fsyncs)
+  gives the ceiling of a master's single thread. On a small machine the clients (the engine, JSON)
+  are the limit, not Redis: the ceiling is the figure that says what a master could take.
 
     python benchmarks/cluster.py [--games 20] [--procs 2] [--seconds 20]
 """
@@ -21,20 +29,26 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 import engine.pof  # noqa: E402,F401  (registers the game)
-from service import games  # noqa: E402
+import redis  # noqa: E402
+from rq import SimpleWorker  # noqa: E402
+
+from service import games, playing, tokens  # noqa: E402
 from service.config import make_store, settings  # noqa: E402
-from service.store import Store, game_key, token_key  # noqa: E402
+from service.localredis import LocalRedis  # noqa: E402
+from service.resources.moves import take  # noqa: E402
+from service.store import Store, email_key, game_key, token_key  # noqa: E402
 from tests.cluster import LocalCluster  # noqa: E402
 
 BOTS = ["greedy", "random", "random", "random", "greedy"]
@@ -42,6 +56,123 @@ BOTS = ["greedy", "random", "random", "random", "greedy"]
 
 def store_for(url: str) -> Store:
     return make_store({**settings(), "REDIS_URL": url, "QUEUE_URL": None, "JOBS": "inline", "BOT_DELAY": 0})
+
+
+def aof_bytes(node_dir: Path) -> int:
+    return sum(path.stat().st_size for path in node_dir.rglob("*.aof"))
+
+
+def used(client: redis.Redis, key: str) -> int:
+    return int(client.execute_command("MEMORY", "USAGE", key, "SAMPLES", "0") or 0)
+
+
+def game_keys(cluster: LocalCluster, game_id: str) -> dict[str, int]:
+    """Every key of the game on its master, by the part of its name after the game id, and its size."""
+    node = cluster.node(cluster.owner(game_key(game_id, "game")))
+    return {key.split(f"{game_id}:", 1)[1]: used(node, key)
+            for key in node.scan_iter(match=game_key(game_id, "*"), count=1000)}
+
+
+def part_of(name: str) -> str:
+    """A key's kind: `idem:2:ab12...` counts as `idem`, `mailed:decision:0:7` as `mailed`."""
+    return name.split(":", 1)[0]
+
+
+def rq_keys(queue_redis: redis.Redis) -> dict[str, int]:
+    """RQ's keys on the queue Redis and their sizes, but for the workers' own registration."""
+    return {key: used(queue_redis, key) for key in queue_redis.scan_iter(match="rq:*", count=1000)
+            if not key.startswith(("rq:worker", "rq:scheduler"))}
+
+
+class Players:
+    """Games played by players with addresses, as through the API, with their mail jobs run by RQ."""
+
+    def __init__(self, cluster: LocalCluster, queue: LocalRedis):
+        os.environ.update({"REDIS_URL": cluster.url, "PALAZZO_QUEUE_URL": queue.url, "PALAZZO_JOBS": "rq",
+                           "PALAZZO_BOT_DELAY": "0", "PALAZZO_MAIL_MERGE_SECONDS": "0",
+                           "PALAZZO_MAIL_BACKEND": "outbox", "PALAZZO_SECRET": "benchmark-" + "x" * 40})
+        from workers import context
+        self.store = context.store()  # the one the jobs use too
+        self.queue_redis = redis.Redis.from_url(queue.url, decode_responses=True)
+        followups = self.store.followups
+        self.worker = SimpleWorker([followups.queue, followups.replies], connection=followups.connection,
+                                   name="benchmark")
+
+    def run_jobs(self) -> None:
+        self.worker.work(burst=True, logging_level="WARNING")
+
+    def play(self, seats: int, seed: int) -> str:
+        spec = {"game": "princes-of-florence", "seed": seed,
+                "seats": [{"name": f"P{n}", "email": f"p{n}.{seed}@example.org"} for n in range(seats)]}
+        table, _, _ = games.create(self.store, spec)
+        table = games.start(self.store, table)
+        self.run_jobs()
+        while table.status == games.RUNNING:
+            decision = table.pending[0]
+            move = playing.bot_move(table, decision["seat"], "greedy")
+            take(self.store, table, decision["seat"], move, decision["since"],
+                 f"move-{table.version}-{decision['seat']}", None)
+            self.run_jobs()
+            table = games.load(self.store, table.id)
+        return table.id
+
+
+def memory(cluster: LocalCluster, data: Path, count: int) -> None:
+    with LocalRedis(data / "queue", extra=["--appendonly", "no", "--save", ""]) as queue:
+        players = Players(cluster, queue)
+        for seats in (3, 5):
+            measure_seats(cluster, data, players, seats, count)
+
+
+def measure_seats(cluster: LocalCluster, data: Path, players: Players, seats: int, count: int) -> None:
+    """Play `count` games of `seats` players and print what each leaves, before and after compaction."""
+    store = players.store
+    per_game, parts, rq, aof, moves, compacted, left, addresses = [], defaultdict(list), [], [], [], [], set(), []
+    jobs_left: Counter[str] = Counter()
+    for seed in range(count):
+        before = {n: aof_bytes(data / f"node-{port}") for n, port in enumerate(cluster.ports)}
+        rq_before = rq_keys(players.queue_redis)
+        game_id = players.play(seats, 1000 * seats + seed)
+        home = cluster.owner(game_key(game_id, "game"))
+        aof.append(aof_bytes(data / f"node-{cluster.ports[home]}") - before[home])
+        table = games.load(store, game_id)
+        host = table.meta["host"]
+        token = used(cluster.node(cluster.owner(token_key(host))), token_key(host))
+        found = game_keys(cluster, game_id)
+        sizes = defaultdict(int)
+        for name, size in found.items():
+            sizes[part_of(name)] += size
+        for part, size in sizes.items():
+            parts[part].append(size)
+        parts["host token"].append(token)
+        rq_after = rq_keys(players.queue_redis)
+        rq.append(sum(rq_after.values()) - sum(rq_before.values()))
+        jobs_left.update(players.queue_redis.hget(key, "description").split("(")[0]
+                         for key in set(rq_after) - set(rq_before) if key.startswith("rq:job:"))
+        per_game.append(sum(found.values()) + token)
+        moves.append(store.redis.llen(game_key(game_id, "log")))
+        for seat in table.meta["seats"]:
+            digest = tokens.email_hash(seat["email"])
+            addresses.append(sum(used(cluster.node(cluster.owner(email_key(digest, part))), email_key(digest, part))
+                                 for part in ("seats", "known", "settings")))
+        assert store.compact(game_id)
+        after = game_keys(cluster, game_id)
+        left |= set(after)
+        compacted.append(sum(after.values()) + token)
+    median = statistics.median
+    print(f"{seats} seats, {count} finished games played by players with addresses ({median(moves):.0f} moves a "
+          f"game, median): MEMORY USAGE of every key the game keeps, median {median(per_game) / 1024:.1f} KiB "
+          f"(min {min(per_game) / 1024:.1f}, max {max(per_game) / 1024:.1f}); AOF written per game median "
+          f"{median(aof) / 1024:.1f} KiB")
+    for part, sizes in sorted(parts.items(), key=lambda item: -median(item[1])):
+        print(f"    {part:<12} median {median(sizes) / 1024:7.1f} KiB")
+    print(f"  compacted: median {median(compacted) / 1024:.1f} KiB (max {max(compacted) / 1024:.1f}), "
+          f"{median(compacted) / median(per_game):.2f} of before; keys left beside the host token: {sorted(left)}")
+    print(f"  RQ (queue Redis) after its jobs ran: median {median(rq) / 1024:.1f} KiB a game "
+          f"(max {max(rq) / 1024:.1f}); job records left, per game: "
+          f"{ {name: round(n / count) for name, n in jobs_left.items()} } (a reminder stays until it fires, "
+          f"at 80% of its decision's deadline, however soon the decision was answered)")
+    print(f"  each player's address keys (shared by all his games): median {median(addresses)} B")
 
 
 def play_one(store: Store, seats: int, seed: int) -> str:
@@ -52,49 +183,6 @@ def play_one(store: Store, seats: int, seed: int) -> str:
     table = games.start(store, table)
     assert games.load(store, table.id).status == games.FINISHED, table.id
     return table.id
-
-
-def aof_bytes(node_dir: Path) -> int:
-    return sum(path.stat().st_size for path in node_dir.rglob("*.aof"))
-
-
-def game_memory(cluster: LocalCluster, game_id: str, parts: dict[str, list[int]]) -> int:
-    """Bytes of every key of the game on its master, each part's added to `parts`."""
-    node = cluster.node(cluster.owner(game_key(game_id, "game")))
-    total = 0
-    for key in node.scan_iter(match=game_key(game_id, "*"), count=1000):
-        used = int(node.execute_command("MEMORY", "USAGE", key, "SAMPLES", "0"))
-        parts[key.rsplit(":", 1)[-1]].append(used)
-        total += used
-    return total
-
-
-def memory(cluster: LocalCluster, data: Path, count: int) -> None:
-    store = store_for(cluster.url)
-    for seats in (3, 5):
-        per_game, parts, aof, moves, compacted = [], defaultdict(list), [], [], []
-        for seed in range(count):
-            before = {n: aof_bytes(data / f"node-{port}") for n, port in enumerate(cluster.ports)}
-            game_id = play_one(store, seats, 1000 * seats + seed)
-            home = cluster.owner(game_key(game_id, "game"))
-            aof.append(aof_bytes(data / f"node-{cluster.ports[home]}") - before[home])
-            total = game_memory(cluster, game_id, parts)
-            host = games.load(store, game_id).meta["host"]
-            token_node = cluster.node(cluster.owner(token_key(host)))
-            used = int(token_node.execute_command("MEMORY", "USAGE", token_key(host), "SAMPLES", "0"))
-            parts["host token"].append(used)
-            per_game.append(total + used)
-            moves.append(store.redis.llen(game_key(game_id, "log")))
-            assert store.compact(game_id)
-            compacted.append(game_memory(cluster, game_id, defaultdict(list)) + used)
-        print(f"{seats} seats, {count} finished games: MEMORY USAGE per game median "
-              f"{statistics.median(per_game) / 1024:.1f} KiB (min {min(per_game) / 1024:.1f}, "
-              f"max {max(per_game) / 1024:.1f}); AOF written per game median {statistics.median(aof) / 1024:.1f} KiB; "
-              f"median {statistics.median(moves):.0f} moves a game; compacted: median "
-              f"{statistics.median(compacted) / 1024:.1f} KiB (max {max(compacted) / 1024:.1f}), "
-              f"{statistics.median(compacted) / statistics.median(per_game):.2f} of before")
-        for part, sizes in sorted(parts.items(), key=lambda item: -statistics.median(item[1])):
-            print(f"    {part:<12} median {statistics.median(sizes) / 1024:7.1f} KiB")
 
 
 def _player(url: str, seconds: float, seed: int, ready, go, out) -> None:

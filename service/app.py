@@ -16,7 +16,7 @@ from engine.core import game_names, get_game
 from service import callers, ratelimit
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
-from service.config import make_store, settings
+from service.config import ConfigError, make_store, settings
 from service.games import LOAD_FIELDS
 from service.inbound import endpoint as inbound
 from service.links import MIN_SECRET_LENGTH, Links
@@ -117,8 +117,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for page in (*PAGES, inbound):
         app.register_blueprint(page.bp)
     app.register_blueprint(pages.assets())
-    app.extensions["palazzo.limit"] = ratelimit.Limit.parse(app.config["RATE_LIMIT"])
-    app.extensions["palazzo.invite_limit"] = ratelimit.Limit.parse(app.config["INVITE_LIMIT"])
+    for extension, name in (("palazzo.limit", "RATE_LIMIT"), ("palazzo.invite_limit", "INVITE_LIMIT")):
+        try:
+            app.extensions[extension] = ratelimit.Limit.parse(app.config[name])
+        except ValueError as error:
+            raise ConfigError(f"PALAZZO_{name}: {error}") from None
     app.before_request(_identify)
     app.before_request(_refuse_bad_token)
     app.after_request(_count_request)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 COMMANDS = {
@@ -23,7 +24,13 @@ def main(argv: list[str] | None = None) -> int:
     for name, module in modules.items():
         module.add_arguments(sub.add_parser(name, help=module.__doc__.splitlines()[0]))
     args = parser.parse_args(argv)
-    return modules[args.command].run(args)
+    try:
+        status = modules[args.command].run(args)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `palazzo mail list | head -1`: the reader has all it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the flush at exit is quiet too
+        return 0
+    return status
 
 
 if __name__ == "__main__":

@@ -24,15 +24,24 @@ class ConfigError(RuntimeError):
     """A setting the service cannot run with; the message says what to set."""
 
 
+def _number(name: str, default: str, kind: type[int] | type[float]) -> int | float:
+    """The environment variable `name` as a number; one that is not says which variable it is."""
+    text = os.environ.get(name, default)
+    try:
+        return kind(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be {'a whole number' if kind is int else 'a number'}, not {text!r}") from None
+
+
 def settings() -> dict[str, Any]:
     env = os.environ.get
     config = {
         "REDIS_URL": env("REDIS_URL", "redis://127.0.0.1:6379/0"),
         "QUEUE_URL": env("PALAZZO_QUEUE_URL"),
         "JOBS": env("PALAZZO_JOBS", "rq"),
-        "BOT_DELAY": float(env("PALAZZO_BOT_DELAY", "1")),
-        "MIN_DEADLINE": int(env("PALAZZO_MIN_DEADLINE", "60")),
-        "COMPACT_AFTER": float(env("PALAZZO_COMPACT_AFTER", "600")),
+        "BOT_DELAY": _number("PALAZZO_BOT_DELAY", "1", float),
+        "MIN_DEADLINE": _number("PALAZZO_MIN_DEADLINE", "60", int),
+        "COMPACT_AFTER": _number("PALAZZO_COMPACT_AFTER", "600", float),
         "BASE_URL": env("PALAZZO_BASE_URL", LOCAL_BASE_URL),
         "RATE_LIMIT": env("PALAZZO_RATE_LIMIT", "600 per minute"),
         "INVITE_LIMIT": env("PALAZZO_INVITE_LIMIT", invitations.LIMIT),
@@ -68,9 +77,12 @@ def make_store(config: dict[str, Any]) -> Store:
     url = config["REDIS_URL"]
     inline = config["JOBS"] == "inline"
     queues_at = None if inline else queue_url(config)  # refused before anything connects
-    if not is_cluster_url(url):
-        refuse_cluster_node(url)
-    client = connect(url)
+    try:
+        if not is_cluster_url(url):
+            refuse_cluster_node(url)
+        client = connect(url)
+    except ValueError as error:  # redis-py's word on a URL it cannot read, which does not say whose
+        raise ConfigError(f"REDIS_URL {url!r}: {error}") from None
     if inline:
         return Store(client, followups.Inline(playing.run_bots), config["COMPACT_AFTER"])
     if queues_at != url:

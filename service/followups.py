@@ -6,8 +6,11 @@ left goes to RQ after every commit: a bot (or a stand-in for a player who keeps 
 gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail.
 Job ids are derived from what they act on, and every job re-checks the game before it acts: a stale
 job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves,
-`play_reply` how every reply kept by the inbound endpoint gets played, and `sign_in` how a request
-for a sign-in link is answered off the request, so that its time tells nothing of the address.
+`play_reply` how every reply kept by the inbound endpoint gets played, on a queue of its own
+(REPLY_QUEUE, which `palazzo worker` serves in a process of its own) so that a slow reply never
+holds up a deadline, a bot or a mail, and `sign_in` how a request for a sign-in link is answered off
+the request, so that its time tells nothing of the address. Every job is queued through `Jobs`,
+which keeps no record of a job that succeeded and a failed one's for a day only.
 
 `Inline` runs bots and replies at once in the caller's process instead and schedules nothing: for
 tests and tools that run no worker.
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
 QUEUE = "palazzo"
 REPLY_QUEUE = "palazzo-replies"  # replies by mail wait here, so that no flood of mail delays a deadline or a bot
+RESULT_TTL = 0  # nothing reads a job's return value: a job that succeeded leaves no record
+FAILURE_TTL = 24 * 3600  # a failed job's record and traceback, for an operator to look at
 BOT_JOB = "workers.bots.move"
 MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
@@ -45,14 +50,25 @@ def bot_job_id(game_id: str, seat: int, since: int) -> str:
     return f"pz-bot-{game_id}-{seat}-{since}"
 
 
+class Jobs(Queue):
+    """RQ's Queue, with RESULT_TTL and FAILURE_TTL for every job that names none: RQ keeps a finished
+    job 500 s and a failed one a year, and its finished records were most of the data mid-run."""
+
+    def create_job(self, *args: Any, **kwargs: Any) -> Any:
+        for name, ttl in (("result_ttl", RESULT_TTL), ("failure_ttl", FAILURE_TTL)):
+            if kwargs.get(name) is None:
+                kwargs[name] = ttl
+        return super().create_job(*args, **kwargs)
+
+
 class Queued:
     """Followups for a real deployment: RQ jobs that workers (`palazzo worker`) run, on the queue
     Redis `connection` (plain, bytes)."""
 
     def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0):
         self.connection = connection
-        self.queue = Queue(QUEUE, connection=connection)
-        self.reply_queue = Queue(REPLY_QUEUE, connection=connection)
+        self.queue = Jobs(QUEUE, connection=connection)
+        self.replies = Jobs(REPLY_QUEUE, connection=connection)
         self.bot_delay = bot_delay
 
     def after(self, store: Any, table: Any, everything: bool = False) -> None:
@@ -85,10 +101,11 @@ class Queued:
 
     def send_mail(self, store: Any, mail: Mail) -> None:
         """Queue the mail's sending: its own job, retried with backoff (PALAZZO_MAIL_RETRY_SECONDS),
-        kept as undelivered for the host after the last try."""
+        kept as undelivered for the host after the last try. The job's description, which workers log
+        and RQ keeps, says only what kind of mail it is: the subject may tell a seat's secrets."""
         waits = [int(w) for w in os.environ.get("PALAZZO_MAIL_RETRY_SECONDS", "10,30,120,600,1800").split(",")]
         self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
-                           on_failure=Callback(MAIL_GAVE_UP))
+                           on_failure=Callback(MAIL_GAVE_UP), description=f"send a {mail.kind} mail")
 
     def sign_in(self, store: Any, links: Any, email: str) -> None:
         """Queue the job that mails a sign-in link if the address plays here (`signin.mail_link`, with
@@ -102,9 +119,8 @@ class Queued:
         the job leaves it received."""
         inbox.update(replies.store.redis, key, status=inbox.QUEUED)
         try:
-            self.reply_queue.enqueue(REPLY_JOB, key, job_id=f"pz-reply-{key}",
-                                     on_failure=Callback(REPLY_GAVE_UP),
-                                     retry=Retry(max=len(REPLY_RETRY_SECONDS), interval=REPLY_RETRY_SECONDS))
+            self.replies.enqueue(REPLY_JOB, key, job_id=f"pz-reply-{key}", on_failure=Callback(REPLY_GAVE_UP),
+                                 retry=Retry(max=len(REPLY_RETRY_SECONDS), interval=REPLY_RETRY_SECONDS))
         except Exception:
             inbox.update(replies.store.redis, key, status="received")
             raise

@@ -17,7 +17,11 @@ def free_port() -> int:
 
 
 class LocalRedis:
-    """A redis-server child process; `stop()` ends it (also as a context manager)."""
+    """A redis-server child process; `stop()` ends it (also as a context manager).
+
+    It runs in a process group of its own, so that a signal to its owner's group (Ctrl-C, or
+    `kill -TERM -<pgid>`) leaves it to its owner, who stops it after the clients that need it.
+    """
 
     def __init__(self, data_dir: Path, conf: Path | None = None, extra: list[str] = ()):
         binary = shutil.which("redis-server") or "/usr/bin/redis-server"
@@ -30,7 +34,8 @@ class LocalRedis:
 
     def _start(self) -> None:
         """Start the server and wait for it to answer; one that does not answer is not left running."""
-        self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
         try:
             self._wait()
         except RuntimeError:

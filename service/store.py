@@ -7,6 +7,10 @@ worker (a deadline, the end of a pause, compaction), written in the same atomic 
 that moves it, so no crash can leave a game that nobody will wake. The move log is the source of
 truth; the stored state is a cache of replaying it, written in the same atomic step.
 
+Beside the game lie its idempotency answers (a key each, for a day; listed in the game's `answers`
+index as they are written) and its claims (one hash), so that compaction can delete them all by
+name, without a SCAN: a finished game then leaves its hash and its archive, nothing else.
+
 A game hash carries two counters. `rev` counts every write of the state, private ones included, and
 is what the commit checks, so no two writers ever lose each other's update. `version` counts only
 what everybody may see (moves, host actions): it is the number clients hold, and a private change
@@ -25,12 +29,15 @@ from redis.exceptions import NoScriptError
 
 PREFIX = "pz"
 IDEMPOTENCY_TTL = 24 * 3600
+ANSWERS, CLAIMS = "answers", "claims"  # game parts: the index of its idempotency answers, its claims
 
-# KEYS: game hash, move log, event list, idempotency key, feed channel, the shard's wake index.
+# KEYS: game hash, move log, event list, idempotency key, feed channel, the shard's wake index, the
+#       game's index of idempotency answers.
 # ARGV: expected rev, allowed statuses (",a,b,"), idempotency record ('' = none), its ttl,
 #       bump the version ('1' or '0'), the game's wake time ('' = none), n log entries, m field/value
 #       pairs, then the log entries, the pairs, and the events. The idempotency record is the answer
 #       itself, written in the same step as the move, so a retry after a crash anywhere still finds it.
+#       It is indexed by its key's part after the game id, with when it expires; expired entries go.
 _COMMIT = """
 local head = redis.call('HMGET', KEYS[1], 'rev', 'version', 'status')
 if not head[2] then return {'missing', 0, ''} end
@@ -48,10 +55,26 @@ for i = 9, 8 + n do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 local seq = redis.call('LLEN', KEYS[3])
 for i = 9 + n + 2 * m, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
 if #ARGV >= 9 + n + 2 * m then redis.call('PUBLISH', KEYS[5], seq) end
-if ARGV[3] ~= '' then redis.call('SET', KEYS[4], ARGV[3], 'EX', ARGV[4]) end
+if ARGV[3] ~= '' then
+  local ttl, now = tonumber(ARGV[4]), tonumber(redis.call('TIME')[1])
+  redis.call('SET', KEYS[4], ARGV[3], 'EX', ttl)
+  redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', now)
+  redis.call('ZADD', KEYS[7], now + ttl, string.match(KEYS[4], '}:[^:]+:(.+)$'))
+  redis.call('EXPIRE', KEYS[7], ttl)
+end
 local game = string.match(KEYS[1], '}:(.+):game$')
 if ARGV[6] == '' then redis.call('ZREM', KEYS[6], game) else redis.call('ZADD', KEYS[6], ARGV[6], game) end
 return {'ok', version, seq}
+"""
+
+# KEYS: the game's claims (field: what, value: until when it holds). ARGV: what, its ttl.
+# 1 when claimed now; the hash lives as long as its latest claim.
+_CLAIM = """
+local now, ttl = tonumber(redis.call('TIME')[1]), tonumber(ARGV[2])
+if tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0') > now then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], now + ttl)
+if redis.call('TTL', KEYS[1]) < ttl then redis.call('EXPIRE', KEYS[1], ttl) end
+return 1
 """
 
 
@@ -73,6 +96,12 @@ def wake_key(shard: str) -> str:
 
 
 WAKE_KEYS = [wake_key(f"{number:02x}") for number in range(SHARDS)]
+
+
+def woken_key(shard: str) -> str:
+    """The shard's claims on due wakes: "<game>:<wake time>" -> until when the claim holds (epoch
+    seconds). Kept by the shard, not beside each game, so a finished game leaves none behind."""
+    return f"{PREFIX}:{{{shard}}}:woken"
 
 
 def idempotency_key(game_id: str, seat: int, key_hash: str) -> str:
@@ -128,6 +157,7 @@ class Store:
         self.followups = followups
         self.compact_after = compact_after
         self._commit = client.register_script(_COMMIT)
+        self._claim = client.register_script(_CLAIM)
 
     def create(self, game_id: str, fields: dict[str, str], events: list[str]) -> None:
         """Write a new game in one transaction (ids are random: no two games share one)."""
@@ -154,7 +184,7 @@ class Store:
         idem_key, idem_record = idempotency or (game_key(game_id, "idem:none"), "")
         pairs = [item for pair in fields.items() for item in pair]
         keys = [game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key,
-                feed_channel(game_id), wake_key(shard_of(game_id))]
+                feed_channel(game_id), wake_key(shard_of(game_id)), game_key(game_id, ANSWERS)]
         args = [rev, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, "1" if public else "0",
                 "" if wake is None else f"{wake:.3f}", len(log), len(fields), *log, *pairs, *events]
         answer = self._run_commit(keys, args, also)
@@ -182,6 +212,17 @@ class Store:
         if isinstance(answers[0], Exception):
             raise answers[0]
         return answers[0]
+
+    def claim(self, game_id: str, what: str, ttl: int) -> bool:
+        """True the first time `what` is claimed for the game within `ttl` seconds: what it stands
+        for (a mail) is this caller's to do. All of a game's claims are fields of one hash: a key
+        each cost more, and compaction finds them by name."""
+        return bool(self._claim(keys=[game_key(game_id, CLAIMS)], args=[what, ttl]))
+
+    def unclaim(self, game_id: str, what: str) -> None:
+        """Let a claim go before its time, so that what it stood for may be done again (a decision
+        mail that met a paused game is sent again at the resume)."""
+        self.redis.hdel(game_key(game_id, CLAIMS), what)
 
     def log(self, game_id: str) -> list[dict[str, Any]]:
         with self.redis.pipeline(transaction=False) as pipe:
@@ -224,21 +265,25 @@ class Store:
 
     def compact(self, game_id: str) -> bool:
         """Fold a finished game's move log and event feed into one compressed key (a tenth of the
-        memory); True when done. Reads see no difference.
+        memory) and delete what lies beside it; True when done. Reads see no difference.
 
+        What goes: the idempotency answers (a retried move now gets the 409 the same move without
+        its key gets), and the claims, since nothing mails a finished game any more (every mail
+        job of its moves was queued before the wake job that compacts it).
         Only a finished game is compacted: nothing appends to it any more, and the WATCH makes the
-        fold give way to any writer all the same. The lists, the archive and the wake index share the
+        fold give way to any writer all the same. All these keys and the wake index share the
         game's hash tag, so this is one transaction on a Redis Cluster too.
         """
-        keys = [game_key(game_id, part) for part in ("game", "log", "events")]
+        keys = [game_key(game_id, part) for part in ("game", "log", "events", ANSWERS, CLAIMS)]
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.watch(*keys)
             if pipe.hget(keys[0], "status") != "finished" or pipe.exists(game_key(game_id, "archive")):
                 return False
             archive = {"log": pipe.lrange(keys[1], 0, -1), "events": pipe.lrange(keys[2], 0, -1)}
+            answers = [game_key(game_id, part) for part in pipe.zrange(keys[3], 0, -1)]
             pipe.multi()
             pipe.set(game_key(game_id, "archive"), pack(archive))
-            pipe.delete(keys[1], keys[2])
+            pipe.delete(*keys[1:], *answers)
             pipe.zrem(wake_key(shard_of(game_id)), game_id)
             try:
                 pipe.execute()

@@ -96,14 +96,15 @@ class Serve:
 
 
 def start_serve(var_dir: Path) -> Serve:
-    """`palazzo serve` with three workers and no REDIS_URL or PALAZZO_SECRET, once it answers."""
+    """`palazzo serve` with three workers and no REDIS_URL or PALAZZO_SECRET, once the API answers; in a
+    process group of its own, as a terminal would start it."""
     port = free_port()
     log = var_dir.parent / f"serve-{port}.log"
     with log.open("w") as out:
         process = subprocess.Popen(serve_command(var_dir, port), env=local_env(), stdout=out,
-                                   stderr=subprocess.STDOUT)
+                                   stderr=subprocess.STDOUT, start_new_session=True)
     serve = Serve(process, port, log)
-    wait_for(lambda: port_open(port) or process.poll() is not None)
+    wait_for(lambda: process.poll() is not None or call(serve.base, "GET", "/games/none")[0] == 404, 60)
     assert process.poll() is None, serve.output()
     return serve
 
@@ -265,6 +266,99 @@ def test_the_readme_session_a_seat_with_an_address_signs_in_from_the_local_outbo
     missing = subprocess.run([sys.executable, "-m", "service.cli", "outbox", "--var", str(tmp_path / "none")],
                              env=local_env(), capture_output=True, text=True, timeout=30)
     assert missing.returncode == 2 and "palazzo serve" in missing.stderr
+
+
+def test_up_prints_the_home_page_first_then_the_api_and_the_mailbox(tmp_path):
+    """`make run` printed only the API's root, a 404 in a browser."""
+    serve = start_serve(tmp_path / "var")
+    try:
+        home = f"http://127.0.0.1:{serve.port}/"
+        lines = [line for line in serve.output().splitlines() if f"127.0.0.1:{serve.port}/" in line]
+        assert lines[0] == f"Palazzo on {home}" and "/api/v1" in lines[1] and "/dev/mailbox" in lines[2], lines
+
+        def home_page() -> bool:
+            with urllib.request.urlopen(home, timeout=10) as page:
+                return page.status == 200 and page.headers.get_content_type() == "text/html"
+        wait_for(home_page, 30)
+    finally:
+        stop_serve(serve)
+
+
+def _refused(tmp_path, port: int, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(serve_command(tmp_path / "var", port), env={**local_env(), **env}, capture_output=True,
+                          text=True, timeout=60, check=False)
+
+
+def test_up_on_a_taken_port_says_so_in_one_line_and_starts_nothing(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        done = _refused(tmp_path, taken.getsockname()[1])
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "--port" in done.stderr and "in use" in done.stderr
+    assert not (tmp_path / "var").exists(), "no secret made, no redis-server started"
+
+
+@pytest.mark.parametrize("name, value", [
+    ("PALAZZO_RATE_LIMIT", "banana"), ("PALAZZO_MAIL_BACKEND", "smtp"), ("PALAZZO_SECRET", "short"),
+    ("REDIS_URL", "http://127.0.0.1:6379/0"), ("PALAZZO_COMPACT_AFTER", "soon"),
+])
+def test_up_with_a_setting_it_cannot_read_says_which_in_one_line(tmp_path, name, value):
+    """It died in a gunicorn traceback (and one from the worker) instead."""
+    port = free_port()
+    done = _refused(tmp_path, port, **{name: value})
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and name in done.stderr, done.stderr
+    assert "gunicorn" not in done.stdout and not port_open(port), "nothing serves"
+
+
+def _group(pgid: int) -> list[int]:
+    """The live processes of a process group."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def test_sigterm_to_the_whole_process_group_stops_everything_without_a_traceback(tmp_path):
+    """`kill -TERM -<pgid>` reached redis-server too, before the worker and its scheduler had stopped:
+    about 250 lines of tracebacks."""
+    serve = start_serve(tmp_path / "var")
+    try:
+        wait_for(lambda: "*** Listening on palazzo..." in serve.output(), 30)  # the worker is up
+        redis_port = int(serve.output().split("redis://127.0.0.1:")[1].split("/")[0])
+        os.killpg(serve.process.pid, signal.SIGTERM)
+        assert serve.process.wait(timeout=60) == 0
+        noisy = [line for line in serve.output().splitlines() if "Traceback" in line or "Error" in line]
+        assert noisy == [], serve.output()
+        assert not _group(serve.process.pid) and not port_open(redis_port), "everything stopped, redis-server too"
+    finally:  # a failure leaves nothing running
+        for pid in [*_group(serve.process.pid), *serve.redis_pids()]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_up_starts_gunicorn_again_when_it_dies(tmp_path):
+    """It stopped everything instead."""
+    serve = start_serve(tmp_path / "var")
+    try:
+        status, created = call(serve.base, "POST", "/games", THREE_SEATS)
+        assert status == 201, created
+        gunicorn = int(re.findall(r"gunicorn pid (\d+)", serve.output())[-1])
+        os.kill(gunicorn, signal.SIGKILL)
+        wait_for(lambda: len(re.findall(r"gunicorn pid (\d+)", serve.output())) == 2, 20)
+        wait_for(lambda: call(serve.base, "GET", f"/games/{created['game']['id']}")[0] == 200, 30)
+        assert serve.process.poll() is None and "gunicorn exited with -9; starting another" in serve.output()
+    finally:
+        stop_serve(serve)
 
 
 def test_up_runs_a_worker_that_plays_the_bots_and_restarts_it(tmp_path):

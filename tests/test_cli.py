@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,19 @@ def test_the_console_script_replays(saved):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)["result"]
     assert result is not None and len(result["scores"]) == 3
+
+
+def test_mail_list_into_a_reader_that_stops_early_ends_quietly(redis_url):
+    """`palazzo mail list | head -1` raised BrokenPipeError once head had its line."""
+    import redis
+
+    from service.mail import outbox, render
+    client = redis.Redis.from_url(redis_url, decode_responses=True)
+    mail = render.sign_in("ann@example.org", "http://127.0.0.1:8000/sign-in?link=x", "x", "127.0.0.1")
+    for _ in range(200):  # far more than a pipe holds, so the writer is still writing when head exits
+        outbox.push(client, mail)
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", f"{sys.executable} -m service.cli mail list | head -1"],
+                          env={**os.environ, "REDIS_URL": redis_url}, capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout == "To: ann@example.org\n"
+    assert done.stderr == "" and done.returncode == 0, done.stderr

@@ -287,6 +287,7 @@ def test_a_send_job_run_again_after_its_worker_was_killed_sends_nothing(stub, re
         registry.cleanup(time.time() + 3600)  # what RQ does once the dead worker's heartbeat has lapsed
         assert Job.fetch(job_id, connection=queue).get_status() == JobStatus.QUEUED, "RQ runs it again"
         workers_on(redis_url, 1, **env)
-        wait_for(lambda: Job.fetch(job_id, connection=queue).get_status() == JobStatus.FINISHED)
+        wait_for(lambda: not Job.exists(job_id, connection=queue))  # finished: RQ keeps no record of it
+        assert job_id not in Queue(QUEUE, connection=queue).failed_job_registry.get_job_ids()
         assert len(stub.requests) == 1, "sent once"
         assert Queue(QUEUE, connection=queue).count == 0

@@ -11,10 +11,14 @@ from datetime import timedelta
 import pytest
 import redis
 from rq import Queue, Worker
+from rq.registry import ScheduledJobRegistry
 
 from service import deadlines, followups
-from service.store import game_key, shard_of, wake_key
+from service.localredis import LocalRedis
+from service.store import game_key, shard_of, wake_key, woken_key
 from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens, wait_for
+from tests.test_mail_sendgrid import KEY, stub  # noqa: F401  (the SendGrid stub fixture)
+
 
 @pytest.fixture
 def queued_app(redis_url):
@@ -92,7 +96,7 @@ def test_a_lost_wake_job_is_queued_again_once_its_claim_lapses(queued_app, worke
     queue = Queue(followups.QUEUE, connection=redis.Redis.from_url(redis_url))
     queue.empty()  # the queue Redis lost the job
     assert wake.poll() == 0, "still claimed"
-    store.redis.delete(*store.redis.keys(game_key(game_id, "woke:*")))
+    store.redis.delete(woken_key(shard_of(game_id)))
     assert wake.poll() == 1, "the claim lapsed: queued again"
     workers(1)
     wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
@@ -156,20 +160,76 @@ def test_a_pause_holds_the_deadline_and_resume_gives_the_time_back(queued_app, w
     wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
 
 
-def test_a_redis_restart_between_scheduling_and_the_deadline_loses_nothing(tmp_path, workers_on):
-    from service.localredis import LocalRedis
-    server = LocalRedis(tmp_path / "aof", extra=["--appendonly", "yes", "--appendfsync", "always", "--save", ""])
-    try:
-        app = make_app(server.url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
-        client = app.test_client()
-        created = new_game(client, seats=3, deadlines={"pick": 4})
-        game_id = created["game"]["id"]
-        server.stop()
-        server.restart()
-        workers_on(server.url, 1)
-        wait_for(lambda: len(_timeouts(app, game_id)) == 3)
-    finally:
-        server.stop()
+@pytest.fixture
+def aof_redis(tmp_path):
+    """A redis-server of its own that keeps its data across a restart, as redis.conf's does."""
+    with LocalRedis(tmp_path / "aof", extra=["--appendonly", "yes", "--appendfsync", "always", "--save", ""]) as server:
+        yield server
+
+
+def test_a_redis_restart_between_scheduling_and_the_deadline_loses_nothing(aof_redis, workers_on):
+    app = make_app(aof_redis.url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    created = new_game(client, seats=3, deadlines={"pick": 4})
+    game_id = created["game"]["id"]
+    aof_redis.restart()
+    workers_on(aof_redis.url, 1)
+    wait_for(lambda: len(_timeouts(app, game_id)) == 3)
+
+
+def _group(pgid: int) -> list[int]:
+    """The live processes of a process group (from /proc: field 5 of stat is the group)."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # ended meanwhile
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def test_a_worker_rides_out_a_redis_restart_and_its_scheduled_jobs_go_on_at_once(
+        aof_redis, workers_on, stub, monkeypatch):  # noqa: F811  (stub: the imported fixture)
+    """kill -9 of the redis-server under a real worker: RQ's forked scheduler died with it and nothing
+    restarted it for ten minutes. Here a bot move queued for a second later, a mail sent now and the
+    retry of a mail that failed before the restart all go through within seconds of Redis coming back."""
+    stub.status = 503
+    monkeypatch.setenv("PALAZZO_MAIL_RETRY_SECONDS", "3")  # read where the mail is queued: here
+    app = make_app(aof_redis.url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=1)
+    client, store = app.test_client(), app.extensions["palazzo.store"]
+    (worker,) = workers_on(aof_redis.url, 1, PALAZZO_MAIL_BACKEND="sendgrid", SENDGRID_API_KEY=KEY,
+                           PALAZZO_SENDGRID_HOST=stub.url)
+    created = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 3, "seats": [
+        {"name": "Ann", "email": "ann@example.org"}, {"name": "B", "bot": "random"}, {"name": "C", "bot": "random"}]})
+    game_id, host = created.get_json()["game"]["id"], created.get_json()["tokens"]["host"]
+    retries = ScheduledJobRegistry(followups.QUEUE, connection=store.followups.connection)
+    wait_for(lambda: len(stub.requests) == 1 and retries.count == 1, 20)  # Ann's invitation failed; retried in 3 s
+    stub.status = 202
+    aof_redis.process.kill()
+    aof_redis.process.wait()
+    aof_redis.restart()
+
+    assert client.post(f"/api/v1/games/{game_id}/start", headers=bearer(host)).status_code == 200
+    wait_for(lambda: {entry["seat"] for entry in store.log(game_id) if entry.get("bot")} == {1, 2}, 10)
+    kinds = lambda: [request["json"]["custom_args"]["kind"] for request in stub.requests[1:]]  # noqa: E731
+    wait_for(lambda: "invitation" in kinds() and "choose" in kinds(), 10)
+    assert worker.poll() is None, "the worker rode out the restart"
+    os.killpg(worker.pid, signal.SIGTERM)
+    assert worker.wait(timeout=30) == 0, "asked to stop, it stops with status 0"
+    assert not _group(worker.pid), "and nothing it started is left"
+
+
+def test_a_killed_worker_leaves_no_process_behind(redis_url, workers_on):
+    """SIGKILL to `palazzo worker`: RQ's forked scheduler lived on as an orphan for minutes."""
+    (worker,) = workers_on(redis_url, 1)
+    connection = redis.Redis.from_url(redis_url)
+    wait_for(lambda: connection.exists(f"rq:scheduler-lock:{followups.QUEUE}") and len(_group(worker.pid)) >= 2, 20)
+    os.kill(worker.pid, signal.SIGKILL)
+    worker.wait()
+    wait_for(lambda: not _group(worker.pid), 10)
 
 
 def test_a_finished_game_is_compacted_by_a_worker_and_still_replays(redis_url, workers_on):
@@ -202,3 +262,39 @@ def test_a_pause_that_runs_out_is_resumed_by_the_worker(queued_app, workers, red
     wait_for(lambda: store.head(game_id)["status"] == "running", 20)
     feed = client.get(f"/api/v1/games/{game_id}/events").get_json()["events"]
     assert feed[-1]["event"]["type"] == "game_resumed"
+
+
+def test_a_slow_reply_holds_up_no_deadline_bot_or_mail(queued_app, workers, redis_url):
+    """Replies have their own queue and process: one reply job took 16 s on the queue of everything else."""
+    from service import mailbox
+    connection = redis.Redis.from_url(redis_url)
+    slow = followups.Jobs(followups.REPLY_QUEUE, connection=connection).enqueue("time.sleep", 60)
+    workers(1)
+    wait_for(lambda: slow.get_status(refresh=True) == "started", 20)
+    client, store = queued_app.test_client(), queued_app.extensions["palazzo.store"]
+    created = client.post("/api/v1/games", json={"game": "toy-count", "seed": 7, "deadlines": {"pick": 1}, "seats": [
+        {"name": "P0", "email": "p0@example.org"}, {"name": "P1", "bot": "random"}, {"name": "P2"}]}).get_json()
+    game_id = created["game"]["id"]
+    assert client.post(f"/api/v1/games/{game_id}/start", headers=bearer(created["tokens"]["host"])).status_code == 200
+    wait_for(lambda: any(entry.get("bot") for entry in _log(queued_app, game_id))
+             and len(_timeouts(queued_app, game_id)) == 2
+             and [mail["kind"] for mail in mailbox.outbox(store)] == ["invitation"], 15)
+    assert slow.get_status(refresh=True) == "started", "all that while the reply was still running"
+
+
+def test_jobs_leave_no_record_once_done_and_a_failed_one_a_day(queued_app, workers, redis_url):
+    """RQ kept every finished job 500 s (89% of the data mid-run) and a failed one a year."""
+    from rq.registry import FinishedJobRegistry
+    client, store = queued_app.test_client(), queued_app.extensions["palazzo.store"]
+    created = new_game(client, seats=3, bots={0: "random", 1: "random", 2: "random"})
+    game_id = created["game"]["id"]
+    workers(1)
+    wait_for(lambda: client.get(f"/api/v1/games/{game_id}").get_json()["status"] == "finished", 60)
+    failed = store.followups.queue.enqueue("workers.bots.move", "no-such-game", 0, 1)
+    wait_for(lambda: failed.get_status(refresh=True) == "failed", 20)
+    connection = redis.Redis.from_url(redis_url, decode_responses=True)
+    wait_for(lambda: connection.keys("rq:job:*") == [failed.key], 10)
+    assert FinishedJobRegistry(followups.QUEUE, connection=connection).count == 0
+    kept = [failed.key, *connection.keys("rq:results:*")]
+    assert all(0 < connection.ttl(key) <= followups.FAILURE_TTL for key in kept), \
+        [(key, connection.ttl(key)) for key in kept]

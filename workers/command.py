@@ -1,9 +1,16 @@
-"""`palazzo worker`: RQ's worker with its scheduler, plus a poll of the games' wake index each second.
+"""`palazzo worker`: RQ's worker, a tick each second for deadlines and scheduled jobs, a process for replies.
 
 Jobs run in the worker's own process (RQ's SimpleWorker): they are short, and forking a process
-for each held a worker to about 20 jobs a second (`--fork` restores it). The poll runs in a thread
-and only reads the wake index and queues jobs (`workers.deadlines.poll`). Several workers may run at
-once: each polls, a due game is claimed so that it is queued once, and a job that runs twice moves once.
+for each held a worker to about 20 jobs a second (`--fork` restores it). The tick runs in a thread:
+it polls the wake index and queues what is due (`workers.deadlines.poll`), moves RQ's scheduled
+jobs onto their queues when due (`workers.scheduler`: bot moves a moment later, mail retries,
+reminders), and restarts the replies' process if it died. Each step that cannot reach Redis is
+simply tried again at the next tick. Replies run in a child process of their own
+(`workers.reply_process`), so that a slow one never holds up a deadline, a bot or a mail; it dies
+with the worker. RQ's work loop is started again whenever it ends for any reason but a stop
+request (`workers.work_loop`), so a Redis restart never stops the worker: SIGTERM or SIGINT does,
+with status 0. Several workers may run at once: each polls, a due game is claimed so that it is
+queued once, RQ's scheduler locks share the scheduled jobs, and a job that runs twice moves once.
 
 RQ runs on the queue Redis (PALAZZO_QUEUE_URL, a plain Redis); the games, and the wake index the
 poll reads, on REDIS_URL, which may be a Redis Cluster. A setting it cannot run with stops it at
@@ -16,48 +23,83 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Callable
 
-from rq import SimpleWorker, Worker
+import redis
 
-from service.followups import QUEUE, Queued
+from service.followups import QUEUE, REPLY_QUEUE, Queued
+from workers import work_loop
+from workers.reply_process import ReplyProcess, die_with_parent
+from workers.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--poll", type=float, default=float(os.environ.get("PALAZZO_POLL_SECONDS", "1")),
-                        help="seconds between looks at the wake index for games due (default 1, PALAZZO_POLL_SECONDS)")
-    parser.add_argument("--burst", action="store_true", help="run the jobs queued now, then stop (tests)")
+                        help="seconds between ticks: looks at the wake index for games due, and at RQ's "
+                             "scheduled jobs (default 1, PALAZZO_POLL_SECONDS)")
+    parser.add_argument("--burst", action="store_true", help="run the jobs queued or due now, then stop (tests)")
     parser.add_argument("--fork", action="store_true",
                         help="run each job in a forked process (RQ's default; about 10x slower for short jobs)")
+    parser.add_argument("--replies", type=int, metavar="PIPE", help=argparse.SUPPRESS)  # the replies' process
 
 
-def _poll_forever(every: float, stop: threading.Event) -> None:
-    from workers import deadlines
+def _tick_forever(every: float, stop: threading.Event, steps: list[Callable[[], object]]) -> None:
+    """Run each step every `every` seconds; a step that fails is tried again at the next tick, and
+    an unreachable Redis is logged once until it answers again."""
+    unreachable = False
     while not stop.wait(every):
-        try:
-            deadlines.poll()
-        except Exception:  # a poll that fails is tried again at the next tick
-            log.exception("poll failed")
+        failed = False
+        for step in steps:
+            try:
+                step()
+            except (redis.ConnectionError, redis.TimeoutError) as error:
+                failed = True
+                if not unreachable:
+                    log.warning("Redis unreachable (%s): trying again every %s s", error, every)
+            except Exception:
+                log.exception("%s failed", getattr(step, "__qualname__", step))
+        if unreachable and not failed:
+            log.info("Redis answers again")
+        unreachable = failed
 
 
 def run(args: argparse.Namespace) -> int:
-    from workers import context
+    from workers import context, deadlines
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    stopping = threading.Event()
+    work_loop.stop_on_signals(stopping)
+    if args.replies is not None:
+        die_with_parent(args.replies)
     try:
         store = context.store()
-    except RuntimeError as error:  # a setting it cannot run with (e.g. a cluster store and no PALAZZO_QUEUE_URL)
+    except (RuntimeError, ValueError) as error:  # a setting it cannot run with (a cluster and no queue URL)
         print(f"palazzo worker: {error}", file=sys.stderr)
         return 2
     if not isinstance(store.followups, Queued):
         print("palazzo worker: PALAZZO_JOBS=inline runs no jobs; a worker needs PALAZZO_JOBS=rq", file=sys.stderr)
         return 2
     connection = store.followups.connection  # the queue Redis: plain, even when the store is a cluster
-    stop = threading.Event()
-    threading.Thread(target=_poll_forever, args=(args.poll, stop), name="poll", daemon=True).start()
+    if args.replies is not None:
+        work_loop.work([REPLY_QUEUE], connection, fork=args.fork, burst=False, stopping=stopping)
+        return 0
+    scheduler = Scheduler([QUEUE, REPLY_QUEUE], connection, args.poll)
+    if args.burst:
+        scheduler.tick()
+        work_loop.work([QUEUE, REPLY_QUEUE], connection, fork=args.fork, burst=True, stopping=stopping)
+        scheduler.stop()
+        return 0
+    replies = ReplyProcess(args.fork)
+    stop_ticks = threading.Event()
+    ticks = threading.Thread(target=_tick_forever, args=(args.poll, stop_ticks, [
+        deadlines.poll, scheduler.tick, replies.keep_up]), name="tick", daemon=True)
+    ticks.start()
     try:
-        worker_class = Worker if args.fork else SimpleWorker
-        worker_class([QUEUE, store.followups.reply_queue], connection=connection).work(with_scheduler=True, burst=args.burst)
+        work_loop.work([QUEUE], connection, fork=args.fork, burst=False, stopping=stopping)
     finally:
-        stop.set()
+        stop_ticks.set()
+        ticks.join(timeout=10)
+        scheduler.stop()
+        replies.stop()
     return 0

@@ -17,7 +17,7 @@ import time
 from rq import Queue
 
 from service import games, playing
-from service.store import game_key
+from service.store import shard_of, woken_key
 from workers import context
 
 log = logging.getLogger(__name__)
@@ -52,17 +52,22 @@ def wake(game_id: str) -> int:
 def poll(batch: int = 500, claim_for: int = CLAIM_SECONDS) -> int:
     """Queue a `wake` job for every game whose wake time has come; returns how many were queued.
 
-    Each (game, wake time) is claimed for `claim_for` seconds first, with a key beside the game, so
-    that neither this worker's next poll nor another worker's queues it again while the job waits.
+    Each (game, wake time) is claimed for `claim_for` seconds first, in its shard's claims (lapsed
+    ones are dropped in the same round trip), so that neither this worker's next poll nor another
+    worker's queues it again while the job waits.
     """
     store = context.store()
-    due = store.due(time.time(), batch)
+    now = time.time()
+    due = store.due(now, batch)
     if not due:
         return 0
+    shards = sorted({shard_of(game_id) for game_id, _ in due})
     with store.redis.pipeline(transaction=False) as pipe:
+        for shard in shards:
+            pipe.zremrangebyscore(woken_key(shard), "-inf", now)
         for game_id, at in due:
-            pipe.set(game_key(game_id, f"woke:{at:.3f}"), "1", nx=True, ex=claim_for)
-        claimed = [entry for entry, fresh in zip(due, pipe.execute()) if fresh]
+            pipe.zadd(woken_key(shard_of(game_id)), {f"{game_id}:{at:.3f}": now + claim_for}, nx=True)
+        claimed = [entry for entry, fresh in zip(due, pipe.execute()[len(shards):]) if fresh]
     if claimed:
         store.followups.queue.enqueue_many([
             Queue.prepare_data(WAKE_JOB, (game_id,), job_id=f"pz-wake-{game_id}-{int(at * 1000)}")

@@ -2,8 +2,12 @@
 
 Local state lives under --var (default ./var): `secret`, made once, signs the links the API mails
 (PALAZZO_SECRET wins when set), and without REDIS_URL a private redis-server keeps its data in
-`redis/` with the repository's redis.conf (AOF, fsync always), so games survive a restart. That
-redis-server is restarted when it dies. Ctrl-C or SIGTERM stops both.
+`redis/` with the repository's redis.conf (AOF, fsync always), so games survive a restart.
+gunicorn, the worker and that redis-server are each started again when they die; one that dies
+more than RESTARTS_PER_MINUTE times in a minute stops everything with status 1. The port and every
+setting are checked before anything serves, so a port in use or a setting that cannot be read is
+one line and status 2, not a traceback from each process. Ctrl-C or SIGTERM (to it, or to its whole
+process group) stops it all, quietly, the redis-server last: the others need it until they stop.
 """
 from __future__ import annotations
 
@@ -11,9 +15,12 @@ import argparse
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +31,7 @@ REPO = Path(__file__).resolve().parents[2]
 URL_FILE = "redis.url"  # where `palazzo outbox` finds the private redis-server of a running serve
 POLL_SECONDS = 0.5
 RESTARTS_PER_MINUTE = 3
+STOP_SECONDS = 30
 
 
 class ServeError(Exception):
@@ -64,90 +72,173 @@ def local_secret(path: Path) -> str:
     return secret
 
 
+def check_port(host: str, port: int) -> None:
+    """Refuse a port something else listens on, before anything starts (gunicorn would retry, then
+    exit with a traceback). SO_REUSEADDR as gunicorn binds, so a port left in TIME_WAIT is free."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError as error:
+            raise ServeError(f"cannot listen on {host}:{port} ({error.strerror}): stop what uses it, "
+                             "or give another port with --port") from None
+
+
+def check_settings() -> None:
+    """Build here, once, what gunicorn and the worker build from the environment: a setting they
+    cannot read is then one line (which variable, what is wrong) before either starts."""
+    from service.app import create_app
+    from service.mail.settings import MailSettings
+    try:
+        MailSettings.from_env()
+        create_app()
+    except (RuntimeError, ValueError) as error:
+        raise ServeError(f"cannot start with this setting: {error}") from None
+
+
 def start_redis(data_dir: Path) -> LocalRedis:
     from service.localredis import LocalRedis
 
     conf = REPO / "redis.conf"
     local = LocalRedis(data_dir.resolve(), conf=conf if conf.exists() else None)
     (data_dir.parent / URL_FILE).write_text(local.url + "\n")
-    print(f"redis-server pid {local.process.pid} on {local.url} (data in {data_dir})", flush=True)
+    _started_redis(local, data_dir)
     return local
+
+
+def _started_redis(local: LocalRedis, data_dir: Path) -> None:
+    print(f"redis-server pid {local.process.pid} on {local.url} (data in {data_dir})", flush=True)
 
 
 def start_worker() -> subprocess.Popen:
     worker = subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], cwd=REPO)
-    print(f"palazzo worker pid {worker.pid} (deadlines, bots)", flush=True)
+    print(f"palazzo worker pid {worker.pid} (deadlines, bots, mail)", flush=True)
     return worker
 
 
-def supervise(server: subprocess.Popen, local: LocalRedis | None, workers: list[subprocess.Popen]) -> int:
-    """Wait for gunicorn, restarting a dead redis-server or worker (replaced in `workers`, so the
-    caller stops the live one); more than 3 redis deaths a minute stop everything."""
-    deaths: list[float] = []
-    while (status := server.poll()) is None:
-        for index, worker in enumerate(workers):
-            if worker.poll() is not None:
-                print(f"palazzo worker exited with {worker.returncode}; starting another", file=sys.stderr, flush=True)
-                workers[index] = start_worker()
-        if local and local.process.poll() is not None:
-            now = time.monotonic()
-            deaths = [t for t in deaths if now - t < 60] + [now]
-            print(f"redis-server exited with {local.process.returncode}", file=sys.stderr, flush=True)
-            if len(deaths) > RESTARTS_PER_MINUTE:
-                print("redis-server keeps dying: stopping", file=sys.stderr, flush=True)
-                stop(server)
+def start_gunicorn(args: argparse.Namespace) -> subprocess.Popen:
+    command = [sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_conf",
+               "--workers", str(args.workers), "--bind", f"{args.host}:{args.port}"]
+    server = subprocess.Popen(command, cwd=REPO, start_new_session=True)  # its workers share its group
+    print(f"gunicorn pid {server.pid} on {args.host}:{args.port}", flush=True)
+    return server
+
+
+@dataclass
+class Child:
+    """A process `palazzo up` keeps running: `start` starts it (again) and returns it."""
+
+    name: str
+    start: Callable[[], subprocess.Popen]
+    process: subprocess.Popen | None = None
+    deaths: list[float] = field(default_factory=list)
+
+    def died_again(self) -> bool:
+        """Count a death; True when it is more than RESTARTS_PER_MINUTE within a minute."""
+        now = time.monotonic()
+        self.deaths = [at for at in self.deaths if now - at < 60] + [now]
+        return len(self.deaths) > RESTARTS_PER_MINUTE
+
+
+def supervise(children: list[Child]) -> int:
+    """Start each child again when it dies, until one keeps dying (status 1) or a signal stops us."""
+    while True:
+        for child in children:
+            if child.process.poll() is None:
+                continue
+            if child.died_again():
+                print(f"{child.name} exited with {child.process.returncode} and keeps dying: stopping",
+                      file=sys.stderr, flush=True)
                 return 1
+            print(f"{child.name} exited with {child.process.returncode}; starting another", file=sys.stderr,
+                  flush=True)
+            reap(child.process)
             try:
-                local.restart()
-                print(f"redis-server restarted, pid {local.process.pid}", file=sys.stderr, flush=True)
-            except RuntimeError as error:
-                print(f"redis-server restart failed: {error}", file=sys.stderr, flush=True)
+                child.process = child.start()
+            except RuntimeError as error:  # a redis-server that does not answer counts as dying again
+                print(f"{child.name} did not start: {error}", file=sys.stderr, flush=True)
         time.sleep(POLL_SECONDS)
-    return status
 
 
-def stop(server: subprocess.Popen) -> None:
-    server.terminate()
-    server.wait(timeout=30)
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    reap(process)
+
+
+def reap(process: subprocess.Popen) -> None:
+    """Stop what a dead child leaves in its own process group: a gunicorn master killed with -9 leaves
+    its workers holding the port, serving on and keeping the next gunicorn from binding it. A group
+    named by the child's pid is the child's own; one started in ours has none, and this does nothing."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + STOP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     var = Path(args.var)
+    local: LocalRedis | None = None
+    children: list[Child] = []
     try:
+        check_port(args.host, args.port)
         if not os.environ.get("PALAZZO_SECRET"):
             os.environ["PALAZZO_SECRET"] = local_secret(var / "secret")
-    except ServeError as error:
-        print(f"palazzo serve: {error}", file=sys.stderr)
-        return 2
-    address = f"http://{args.host}:{args.port}"
-    os.environ.setdefault("PALAZZO_BASE_URL", address)
-    local = None
-    if not os.environ.get("REDIS_URL"):
-        local = start_redis(var / "redis")
-        os.environ["REDIS_URL"] = local.url
-    print(f"Palazzo API on {address}/api/v1 (spec: {address}/api/v1/openapi.json)", flush=True)
-    print(f"Local mailbox on {address}/dev/mailbox (or: palazzo mail list)", flush=True)
-    if args.dev or args.no_worker:
-        os.environ["PALAZZO_JOBS"] = "inline"
-    workers: list[subprocess.Popen] = []
-    try:
+        address = f"http://{args.host}:{args.port}"
+        os.environ.setdefault("PALAZZO_BASE_URL", address)
+        if args.dev or args.no_worker:
+            os.environ["PALAZZO_JOBS"] = "inline"
+        if not os.environ.get("REDIS_URL"):
+            local = start_redis(var / "redis")
+            os.environ["REDIS_URL"] = local.url
+        check_settings()
+        print(f"Palazzo on {address}/", flush=True)
+        print(f"API on {address}/api/v1 (spec: {address}/api/v1/openapi.json)", flush=True)
+        print(f"Local mailbox on {address}/dev/mailbox (or: palazzo mail list)", flush=True)
         if args.dev:
             from service.app import create_app
             create_app().run(host=args.host, port=args.port, debug=True, use_reloader=False)
             return 0
-        command = [sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_conf",
-                   "--workers", str(args.workers), "--bind", f"{args.host}:{args.port}"]
-        server = subprocess.Popen(command, cwd=REPO)
-        workers = [] if args.no_worker else [start_worker()]
-        try:
-            return supervise(server, local, workers)
-        except KeyboardInterrupt:
-            stop(server)
-            return 0
+        children = [Child("gunicorn", lambda: start_gunicorn(args))]
+        if not args.no_worker:
+            children.append(Child("palazzo worker", start_worker))
+        for child in children:
+            child.process = child.start()
+        redis_server = [Child("redis-server", lambda: _restarted(local, var / "redis"), local.process)] if local else []
+        return supervise(children + redis_server)
+    except ServeError as error:
+        print(f"palazzo up: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 0
     finally:
-        for worker in workers:
-            if worker.poll() is None:
-                stop(worker)
+        for signum in (signal.SIGTERM, signal.SIGINT):  # stopping already: a second signal changes nothing
+            signal.signal(signum, signal.SIG_IGN)
+        for child in children:
+            if child.process is not None:
+                stop(child.process)
         if local:
             local.stop()
+
+
+def _restarted(local: LocalRedis, data_dir: Path) -> subprocess.Popen:
+    local.restart()
+    _started_redis(local, data_dir)
+    return local.process

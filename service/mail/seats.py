@@ -14,7 +14,7 @@ from service import games, preferences, tokens
 from service.links import Links
 from service.mail import render
 from service.mail.message import Mail
-from service.store import Store, game_key
+from service.store import Store
 from service.web import unsubscribe
 from service.web.oneclick import answer_links
 
@@ -47,7 +47,7 @@ def frame(table: games.Table, domain: str) -> render.Table:
 
 def claim(store: Store, game_id: str, what: str, ttl: int) -> bool:
     """True the first time `what` is claimed for this game within `ttl` seconds: the mail is ours to send."""
-    return bool(store.redis.set(game_key(game_id, f"mailed:{what}"), "1", nx=True, ex=ttl))
+    return store.claim(game_id, f"mailed:{what}", ttl)
 
 
 def decision_claim(seat: int, holder: int | None, since: int | None) -> str:
@@ -107,7 +107,7 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
     if decision is None or (since is not None and decision["since"] != since):
         return f"the decision of seat {seat} in game {game_id} (since {since}) was answered"
     if head.status == games.PAUSED:
-        store.redis.delete(game_key(game_id, f"mailed:{decision_claim(seat, made['holder'], since)}"))
+        store.unclaim(game_id, f"mailed:{decision_claim(seat, made['holder'], since)}")
         return f"game {game_id} is paused; its resume mails the decision again"
     if head.status != games.RUNNING:
         return f"game {game_id} is {head.status}"
