@@ -220,6 +220,19 @@ def test_an_answer_is_rendered_from_the_seats_own_view_only():
         assert answer.kind == f"reply_{kind}" and "Nothing waits for you now" in answer.text
 
 
+def test_an_answer_says_which_line_needed_no_move():
+    """The example turn ends with 'end' after two actions, which end the turn by themselves: the answer
+    says so, rather than leaving the player to wonder whether his 'end' was read."""
+    state, _ = play_until(waiting("bid"))
+    seat = GAME.pending(state)[0]["seat"]
+    to = render.Recipient(f"p{seat}@example.org", "Ann", seat)
+    outcome = {"kind": "done", "done": ["Buy the freedom of travel", "Buy a profession"],
+               "settled": [["end", "your turn had ended by itself after its second action"]]}
+    mail = render.answer(GAME.view(state, seat), None, TABLE, to, links(seat), NOW, outcome)
+    said = 'Your line "end" needed no move: your turn had ended by itself after its second action.'
+    assert said in mail.text and "<code>end</code> needed no move" in mail.html
+
+
 def test_a_mail_the_job_gave_up_on_stays_kept_for_the_host():
     from service.inbound.replies import Replies
     from service.store import Store

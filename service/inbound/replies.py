@@ -130,7 +130,8 @@ class Replies:
         """
         done: list[str] = []
         seen = plan["seen"]
-        outcome: render.Outcome = {"kind": "done", "done": done, "ignored": plan["ignored"]}
+        outcome: render.Outcome = {"kind": "done", "done": done, "ignored": plan["ignored"],
+                                   "settled": plan.get("settled", [])}
         for index, move in enumerate(plan["moves"]):
             label = table.game.describe(move)
             try:
@@ -213,7 +214,8 @@ def _read(table: games.Table, seat: int, mail: message.Inbound, text: str) -> di
         reading = read_commands(table.game, parsed, table.state, seat)
     except Unreadable as error:
         return {"kind": "refused", "reason": error.message, "line": error.line or ""}
-    return {"moves": reading.moves, "lines": reading.lines, "seen": current, "ignored": parsed.ignored}
+    return {"moves": reading.moves, "lines": reading.lines, "seen": current, "ignored": parsed.ignored,
+            "settled": [list(pair) for pair in reading.settled]}
 
 
 def _answered(mail: message.Inbound, game_id: str, seat: int) -> int | None:

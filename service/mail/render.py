@@ -73,13 +73,15 @@ class Outcome(TypedDict, total=False):
     `kind`: done (moves played), refused (nothing played: `reason`, at `line`), stale (it answered a
     decision that has moved on), help (the commands he may send), closed (the game is not running),
     not_yours (a mail for his seat that did not come from his address), unverified (a mail from his
-    address that SPF and DKIM did not vouch for). `done` lists the moves played, `ignored` the lines
+    address that SPF and DKIM did not vouch for). `done` lists the moves played, `settled` the lines
+    that needed no move, with why (an "end" of a turn that had ended by itself), `ignored` the lines
     not read, `message_id` is his mail's, which the answer threads under."""
     kind: str
     done: list[str]
     reason: str
     line: str
     ignored: list[str]
+    settled: list[list[str]]
     message_id: str | None
 
 
@@ -346,7 +348,7 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
                      "deadline": phrases.clock(due, to.time_zone), "relative": phrases.relative(due, now)}
     facts = {
         **_frame(table, to, links),
-        "outcome": {"done": [], "reason": None, "line": None, "ignored": [], **outcome},
+        "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], **outcome},
         "situation": situation,
         "round": view["round"],
         "cash": phrases.florins(me["private"]["cash"]),
