@@ -156,6 +156,20 @@ REPO = Path(__file__).resolve().parent.parent
 WORKER = "import sys, tests.toy_game; from service.cli import main; sys.exit(main(['worker']))"
 
 
+def process_group(pgid: int) -> list[int]:
+    """The live processes of a process group (from /proc: field 5 of stat is the group)."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # ended meanwhile
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
 def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
     deadline = time.monotonic() + seconds
     while not condition():

@@ -44,7 +44,7 @@ def _stable(text: str) -> int:
 
 
 @schema.parametrize()
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_conforms_to_its_spec(case, app):
     client = app.test_client()
     created = new_game(client, seats=3, bots={2: "random"})

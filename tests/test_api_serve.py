@@ -21,6 +21,7 @@ import pytest
 
 from service.commands.serve import RESTARTS_PER_MINUTE
 from service.localredis import free_port
+from tests.conftest import process_group
 
 LOCAL_ENV = ("REDIS_URL", "PALAZZO_SECRET", "PALAZZO_BASE_URL")
 THREE_SEATS = {"game": "princes-of-florence", "seats": [{"name": "A"}, {"name": "B"}, {"name": "C"}]}
@@ -172,12 +173,19 @@ def test_serve_runs_its_own_redis_and_workers_share_every_game(tmp_path):
 
 
 def test_serve_makes_its_secret_once_readable_by_its_owner_only(tmp_path):
+    """... and prints the home page first, then the API and the mailbox (`make run` printed only the
+    API's root, a 404 in a browser)."""
     secret = tmp_path / "var" / "secret"
     contents = []
     for _ in range(2):
         serve = start_serve(tmp_path / "var")
         try:
             assert call(serve.base, "GET", "/games/none")[0] == 404, "the app starts with serve's secret"
+            home = f"http://127.0.0.1:{serve.port}/"
+            lines = [line for line in serve.output().splitlines() if f"127.0.0.1:{serve.port}/" in line]
+            assert lines[0] == f"Palazzo on {home}" and "/api/v1" in lines[1] and "/dev/mailbox" in lines[2], lines
+            with urllib.request.urlopen(home, timeout=10) as page:
+                assert page.status == 200 and page.headers.get_content_type() == "text/html"
         finally:
             stop_serve(serve)
         assert secret.stat().st_mode & 0o777 == 0o600
@@ -268,22 +276,6 @@ def test_the_readme_session_a_seat_with_an_address_signs_in_from_the_local_outbo
     assert missing.returncode == 2 and "palazzo serve" in missing.stderr
 
 
-def test_up_prints_the_home_page_first_then_the_api_and_the_mailbox(tmp_path):
-    """`make run` printed only the API's root, a 404 in a browser."""
-    serve = start_serve(tmp_path / "var")
-    try:
-        home = f"http://127.0.0.1:{serve.port}/"
-        lines = [line for line in serve.output().splitlines() if f"127.0.0.1:{serve.port}/" in line]
-        assert lines[0] == f"Palazzo on {home}" and "/api/v1" in lines[1] and "/dev/mailbox" in lines[2], lines
-
-        def home_page() -> bool:
-            with urllib.request.urlopen(home, timeout=10) as page:
-                return page.status == 200 and page.headers.get_content_type() == "text/html"
-        wait_for(home_page, 30)
-    finally:
-        stop_serve(serve)
-
-
 def _refused(tmp_path, port: int, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(serve_command(tmp_path / "var", port), env={**local_env(), **env}, capture_output=True,
                           text=True, timeout=60, check=False)
@@ -312,20 +304,6 @@ def test_up_with_a_setting_it_cannot_read_says_which_in_one_line(tmp_path, name,
     assert "gunicorn" not in done.stdout and not port_open(port), "nothing serves"
 
 
-def _group(pgid: int) -> list[int]:
-    """The live processes of a process group."""
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            found.append(int(entry))
-    return found
-
-
 def test_sigterm_to_the_whole_process_group_stops_everything_without_a_traceback(tmp_path):
     """`kill -TERM -<pgid>` reached redis-server too, before the worker and its scheduler had stopped:
     about 250 lines of tracebacks."""
@@ -337,9 +315,9 @@ def test_sigterm_to_the_whole_process_group_stops_everything_without_a_traceback
         assert serve.process.wait(timeout=60) == 0
         noisy = [line for line in serve.output().splitlines() if "Traceback" in line or "Error" in line]
         assert noisy == [], serve.output()
-        assert not _group(serve.process.pid) and not port_open(redis_port), "everything stopped, redis-server too"
+        assert not process_group(serve.process.pid) and not port_open(redis_port), "everything stopped, redis-server too"
     finally:  # a failure leaves nothing running
-        for pid in [*_group(serve.process.pid), *serve.redis_pids()]:
+        for pid in [*process_group(serve.process.pid), *serve.redis_pids()]:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

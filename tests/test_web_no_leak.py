@@ -19,7 +19,7 @@ from tests.web_leaks import hidden, leaked, public, text_of
 pytest.importorskip("engine.pof")
 
 SEATS = 4
-ORDERS_LIMIT = 1700  # a limit nobody else's page has any reason to show
+ORDERS_LIMIT = 1730  # a limit nobody else's page has any reason to show: no bid or sum of money is 1,730 (all are hundreds)
 
 
 def _check(app, clients: dict[int, object], spectator, host, game_id: str) -> int:

@@ -16,7 +16,7 @@ from rq.registry import ScheduledJobRegistry
 from service import deadlines, followups
 from service.localredis import LocalRedis
 from service.store import game_key, shard_of, wake_key, woken_key
-from tests.conftest import assert_replays, bearer, make_app, new_game, seat_tokens, wait_for
+from tests.conftest import assert_replays, bearer, make_app, new_game, process_group, seat_tokens, wait_for
 from tests.test_mail_sendgrid import KEY, stub  # noqa: F401  (the SendGrid stub fixture)
 
 
@@ -177,20 +177,6 @@ def test_a_redis_restart_between_scheduling_and_the_deadline_loses_nothing(aof_r
     wait_for(lambda: len(_timeouts(app, game_id)) == 3)
 
 
-def _group(pgid: int) -> list[int]:
-    """The live processes of a process group (from /proc: field 5 of stat is the group)."""
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:  # ended meanwhile
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            found.append(int(entry))
-    return found
-
-
 def test_a_worker_rides_out_a_redis_restart_and_its_scheduled_jobs_go_on_at_once(
         aof_redis, workers_on, stub, monkeypatch):  # noqa: F811  (stub: the imported fixture)
     """kill -9 of the redis-server under a real worker: RQ's forked scheduler died with it and nothing
@@ -219,17 +205,17 @@ def test_a_worker_rides_out_a_redis_restart_and_its_scheduled_jobs_go_on_at_once
     assert worker.poll() is None, "the worker rode out the restart"
     os.killpg(worker.pid, signal.SIGTERM)
     assert worker.wait(timeout=30) == 0, "asked to stop, it stops with status 0"
-    assert not _group(worker.pid), "and nothing it started is left"
+    assert not process_group(worker.pid), "and nothing it started is left"
 
 
 def test_a_killed_worker_leaves_no_process_behind(redis_url, workers_on):
     """SIGKILL to `palazzo worker`: RQ's forked scheduler lived on as an orphan for minutes."""
     (worker,) = workers_on(redis_url, 1)
     connection = redis.Redis.from_url(redis_url)
-    wait_for(lambda: connection.exists(f"rq:scheduler-lock:{followups.QUEUE}") and len(_group(worker.pid)) >= 2, 20)
+    wait_for(lambda: connection.exists(f"rq:scheduler-lock:{followups.QUEUE}") and len(process_group(worker.pid)) >= 2, 20)
     os.kill(worker.pid, signal.SIGKILL)
     worker.wait()
-    wait_for(lambda: not _group(worker.pid), 10)
+    wait_for(lambda: not process_group(worker.pid), 10)
 
 
 def test_a_finished_game_is_compacted_by_a_worker_and_still_replays(redis_url, workers_on):
@@ -269,7 +255,7 @@ def test_a_slow_reply_holds_up_no_deadline_bot_or_mail(queued_app, workers, redi
     from service import mailbox
     connection = redis.Redis.from_url(redis_url)
     slow = followups.Jobs(followups.REPLY_QUEUE, connection=connection).enqueue("time.sleep", 60)
-    workers(1)
+    [worker] = workers(1)
     wait_for(lambda: slow.get_status(refresh=True) == "started", 20)
     client, store = queued_app.test_client(), queued_app.extensions["palazzo.store"]
     created = client.post("/api/v1/games", json={"game": "toy-count", "seed": 7, "deadlines": {"pick": 1}, "seats": [
@@ -280,6 +266,8 @@ def test_a_slow_reply_holds_up_no_deadline_bot_or_mail(queued_app, workers, redi
              and len(_timeouts(queued_app, game_id)) == 2
              and [mail["kind"] for mail in mailbox.outbox(store)] == ["invitation"], 15)
     assert slow.get_status(refresh=True) == "started", "all that while the reply was still running"
+    os.killpg(worker.pid, signal.SIGKILL)  # not the fixture's SIGTERM, which would wait on the sleeping reply
+    worker.wait(timeout=10)
 
 
 def test_jobs_leave_no_record_once_done_and_a_failed_one_a_day(queued_app, workers, redis_url):
