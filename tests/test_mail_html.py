@@ -121,6 +121,7 @@ def every_kind() -> dict[str, Case]:
     cases["sign_in"] = _case(render.sign_in("ann@example.org", url, "eyJl.abc", TABLE.domain))
     cases["invitation"] = _case(render.invitation("bea@example.org", NAMES[1], 1, TABLE.game_id, url, "eyJl.abc",
                                                   TABLE.domain))
+    cases["host_link"] = _case(render.host_link("host@example.org", TABLE.game_id, url, "eyJl.abc", TABLE.domain))
     state, _ = play_until(waiting("bid"))
     pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
     seat = pending["seat"]
@@ -139,9 +140,9 @@ CASES = every_kind()
 def test_every_mail_kind_is_covered():
     kinds = {case.mail.kind for case in CASES.values()}
     assert kinds >= {"your_turn", "your_bid", "choose", "reminder", "round_result", "game_over", "merged", "sign_in",
-                     "invitation"} | {f"reply_{outcome['kind']}" for outcome in OUTCOMES}
+                     "invitation", "host_link"} | {f"reply_{outcome['kind']}" for outcome in OUTCOMES}
     assert all(case.replies for case in CASES.values() if case.mail.kind not in ("round_result", "game_over", "sign_in",
-                                                                              "invitation", "reply_closed"))
+                                                                              "invitation", "host_link", "reply_closed"))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -238,6 +238,7 @@ def test_no_mail_label_answer_or_sentence_of_whole_games_shows_a_raw_id(seats, o
     for mail in (
         render.sign_in("a@example.org", "https://p.example/sign-in?link=s", "s", "p.example"),
         render.invitation("a@example.org", "Ann", 0, "g1", "https://p.example/sign-in?link=s", "s", "p.example"),
+        render.host_link("a@example.org", "g1", "https://p.example/sign-in?link=s", "s", "p.example"),
     ):
         shown += [mail.subject, mail.text, visible(mail.html)]
     found = sorted({raw for text in shown for raw in raw_ids(text)})
