@@ -75,6 +75,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as data_dir, LocalRedis(Path(data_dir), conf=REPO / "redis.conf") as redis_server:
         port = free_port()
         env = {**os.environ, "REDIS_URL": redis_server.url, "PALAZZO_RATE_LIMIT": "100000000 per minute",
+               "PALAZZO_INVITE_LIMIT": "100000000 per hour",
                "PALAZZO_SECRET": "benchmark-" + "s" * 32, "PALAZZO_JOBS": "rq"}
         server = subprocess.Popen([sys.executable, "-m", "gunicorn", "--config", "python:service.gunicorn_conf",
                                    "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "service.wsgi:app"],
