@@ -51,3 +51,23 @@ def create(store: Store, links: Links, spec: dict[str, Any], *, min_deadline: in
     if host_email:
         signin.mail_host_link(store, links, host_email, table)
     return table, issued
+
+
+def replace_seat(store: Store, links: Links, table: games.Table, seat: int, player: dict[str, Any], *,
+                 limit: ratelimit.Limit, client: str, creator: str | None) -> tuple[games.Table, str | None]:
+    """Hand a seat over and mail its new holder his sign-in link, for the API and the host page alike:
+    (table, token of a seat without an address, for the host to pass on). The mail counts as an
+    invitation of the host's (`allow`), refused before the seat changes hands."""
+    if player.get("email") and not player.get("bot"):
+        allow(store, limit, client, creator, 1)
+    table, token, invitation = games.replace_seat(store, table, seat, player)
+    if invitation:
+        signin.invite(store, links, invitation)
+    return table, token
+
+
+def host_link(store: Store, links: Links, table: games.Table, email: str, *,
+              limit: ratelimit.Limit, client: str, creator: str | None) -> None:
+    """Mail `email` a link that makes it the game's host's, counted as an invitation (`allow`)."""
+    allow(store, limit, client, creator, 1)
+    signin.mail_host_link(store, links, email, table)

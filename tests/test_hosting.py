@@ -133,3 +133,29 @@ def test_a_proved_creator_is_limited_whatever_client_he_calls_from(redis_url):
         answers.append(client.post("/api/v1/games", json={"game": "princes-of-florence", "seats": seats},
                                    headers=player, environ_base={"REMOTE_ADDR": f"10.0.1.{n}"}).status_code)
     assert answers == [201, 201, 201, 201, 429]
+
+
+def test_seats_handed_to_addresses_and_host_links_count_as_invitations_on_api_and_page(redis_url):
+    """A host's seat hand-over to an address and a host link mail strangers too: they count against the
+    same limit as a new game's invitations, and past it the seat stays whose it was and nothing is mailed."""
+    app = make_app(redis_url, INVITE_LIMIT="3 per hour")
+    client = app.test_client()
+    created = new_game(client, game="princes-of-florence", start=False)
+    game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    assert client.post(f"/api/v1/games/{game_id}/host-link", json={"email": "h@example.org"},
+                       headers=host).status_code == 202
+    answers = [client.put(f"/api/v1/games/{game_id}/seats/{seat}", json={"name": "N", "email": f"n{seat}@example.org"},
+                          headers=host).status_code for seat in range(3)]
+    assert answers == [200, 200, 429]
+    assert client.get(f"/api/v1/games/{game_id}", headers=host).get_json()["seats"][2]["name"] == "P2"
+    page = app.test_client()
+    page_game = _create_page(page, email0="").headers["Location"].split("/")[2]
+    refused = page.post(f"/games/{page_game}/host/seats/1", data={"csrf": csrf(page, f"/games/{page_game}/host"),
+                        "player": "human", "name": "Di", "email": "di@example.org"})
+    assert refused.status_code == 429 and b"too many invitations" in refused.data
+    refused = page.post(f"/games/{page_game}/host/link", data={"csrf": csrf(page, f"/games/{page_game}/host"),
+                        "email": "hp@example.org"})
+    assert refused.status_code == 429 and b"too many invitations" in refused.data
+    assert not _outbox(app, "n2@example.org") + _outbox(app, "di@example.org") + _outbox(app, "hp@example.org")
+    assert page.post(f"/games/{page_game}/host/seats/1", data={"csrf": csrf(page, f"/games/{page_game}/host"),
+                     "player": "random", "name": "Bot"}).status_code == 303, "a bot is mailed nothing"

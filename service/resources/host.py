@@ -1,9 +1,11 @@
 """Host actions: start, pause and resume (bounded), hand a seat to someone else, cancel."""
 from __future__ import annotations
 
+from typing import Any
+
 from flask import current_app, request
 
-from service import games, invitations, signin
+from service import games, invitations
 from service.resources.common import (ETAG, blueprint, caller, documented, etag, game_out, host_of, links, load_game,
                                       store)
 from service.schemas import AcceptedOut, GameOut, HostLinkIn, PauseIn, SeatIn, SeatReplacedOut
@@ -66,12 +68,7 @@ def replace_seat(player, game_id, seat):
     A seat without an address gets a new token here, once, for the host to pass on; a seat with an
     address gets a sign-in link by mail instead.
     """
-    table = _hosted(game_id)
-    if player.get("email") and not player.get("bot"):
-        _count_invitation()
-    table, token, invitation = games.replace_seat(store(), table, seat, player)
-    if invitation:
-        signin.invite(store(), links(), invitation)
+    table, token = invitations.replace_seat(store(), links(), _hosted(game_id), seat, player, **_asker())
     return {"seat": seat, "token": token, "game": game_out(table, caller())}
 
 
@@ -83,14 +80,12 @@ def mail_host_link(body, game_id):
     """Mail the host a link that proves his address: opening it (or trading it at /sign-in/redeem) makes
     that address the game's host's, so he can come back to the game from any browser or with a player
     token, after signing out or losing the host token. Counts as an invitation."""
-    table = _hosted(game_id)
-    _count_invitation()
-    signin.mail_host_link(store(), links(), body["email"], table)
+    invitations.host_link(store(), links(), _hosted(game_id), body["email"], **_asker())
     return {"status": "accepted"}
 
 
-def _count_invitation() -> None:
-    """One more address mailed at the host's request, counted like a new game's invitations."""
+def _asker() -> dict[str, Any]:
+    """Whom a mail sent at the host's request counts against (`invitations.allow`)."""
     who = caller()
-    invitations.allow(store(), current_app.extensions["palazzo.invite_limit"], request.remote_addr or "",
-                      who.email if who.kind == "player" else None, 1)
+    return {"limit": current_app.extensions["palazzo.invite_limit"], "client": request.remote_addr or "",
+            "creator": who.email if who.kind == "player" else None}

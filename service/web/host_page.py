@@ -16,7 +16,7 @@ from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.bots import BOTS
-from service import games, invitations, signin
+from service import games, invitations
 from service.mail import phrases
 from service.mail import undelivered as undelivered_mail
 from service.problems import Problem
@@ -98,15 +98,11 @@ def replace(game_id: str, seat: int) -> Response:
                             "bot": None if player == "human" else player}
     try:
         spec = SeatIn().load(body)
-        if spec.get("email") and not spec.get("bot"):
-            _count_invitation()
-        table, _, invitation = games.replace_seat(web_store(), table, seat, spec)
+        invitations.replace_seat(web_store(), web_links(), table, seat, spec, **_asker())
     except ValidationError as error:
         return _draw(table, 422, f"The seat was not handed over ({'; '.join(form_errors.lines(error))}).")
     except Problem as problem:
         return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
-    if invitation:
-        signin.invite(web_store(), web_links(), invitation)
     session.flash(f"Seat {seat + 1} is now {spec['name']}'s.")
     return redirect(url_for("host_page.host", game_id=game_id), 303)
 
@@ -118,17 +114,16 @@ def mail_link(game_id: str) -> Response:
     access.host_only(session.current(), table)
     try:
         email = HostLinkIn().load({"email": request.form.get("email", "").strip()[:300]})["email"]
-        _count_invitation()
+        invitations.host_link(web_store(), web_links(), table, email, **_asker())
     except ValidationError:
         return _draw(table, 422, "That is not an address we can mail; nothing was sent.")
     except Problem as problem:
         return _draw(table, problem.status, f"{problem.detail}; nothing was sent.")
-    signin.mail_host_link(web_store(), web_links(), email, table)
     session.flash("A host link is on its way: open it within an hour to host this game from that address.")
     return redirect(url_for("host_page.host", game_id=game_id), 303)
 
 
-def _count_invitation() -> None:
-    """One more address mailed at the host's request, counted like a new game's invitations."""
-    invitations.allow(web_store(), current_app.extensions["palazzo.invite_limit"], request.remote_addr or "",
-                      session.current().email, 1)
+def _asker() -> dict[str, Any]:
+    """Whom a mail sent at the host's request counts against (`invitations.allow`)."""
+    return {"limit": current_app.extensions["palazzo.invite_limit"], "client": request.remote_addr or "",
+            "creator": session.current().email}
