@@ -19,12 +19,15 @@ browser:
 	@test -x /usr/bin/chromium || ($(SUDO) apt-get update -qq && $(APT_INSTALL) chromium)
 
 # The OpenAPI linter tests/test_api_spec.py runs (Redocly CLI, pinned by package-lock.json): it needs
-# Node.js 20.19+ and npm 10+: the machine's own, else Debian's (Debian 12's nodejs 18 is too old, and the
-# lint test says so). Installed again when the lock file changes.
+# Node.js $(NODE_NEEDED) or later: the machine's own, else Debian's (Debian 13's is; Debian 12's nodejs 18
+# is too old, and then this stops and says so). Installed again when the lock file changes.
+NODE_NEEDED := 20.19
 spec-tools: node_modules/.installed
 
 node_modules/.installed: package.json package-lock.json
 	@command -v npm >/dev/null || ($(SUDO) apt-get update -qq && $(APT_INSTALL) nodejs npm)
+	@printf '%s\n' $(NODE_NEEDED) "$$(node --version | tr -d v)" | sort -V -C || { echo "make spec-tools:\
+	 Redocly CLI needs Node.js $(NODE_NEEDED) or later, and this machine's node is $$(node --version)" >&2; exit 1; }
 	npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
 	@touch $@
 
