@@ -172,9 +172,11 @@ def stop(process: subprocess.Popen) -> None:
 
 
 def reap(process: subprocess.Popen) -> None:
-    """Stop what a dead child leaves in its own process group: a gunicorn master killed with -9 leaves
-    its workers holding the port, serving on and keeping the next gunicorn from binding it. A group
-    named by the child's pid is the child's own; one started in ours has none, and this does nothing."""
+    """Stop what a dead child leaves in its own process group, and wait until it is gone: a gunicorn
+    master killed with -9 leaves its workers, which leave by themselves only once they notice (within
+    a second) and have finished their requests, holding the port the next gunicorn binds until then.
+    A group named by the child's pid is the child's own; one started in ours has none, and this does
+    nothing."""
     try:
         os.killpg(process.pid, signal.SIGTERM)
     except (ProcessLookupError, PermissionError):
