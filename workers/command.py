@@ -39,7 +39,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--poll", type=float, default=float(os.environ.get("PALAZZO_POLL_SECONDS", "1")),
                         help="seconds between ticks: looks at the wake index for games due, and at RQ's "
                              "scheduled jobs (default 1, PALAZZO_POLL_SECONDS)")
-    parser.add_argument("--burst", action="store_true", help="run the jobs queued or due now, then stop (tests)")
     parser.add_argument("--fork", action="store_true",
                         help="run each job in a forked process (RQ's default; about 10x slower for short jobs)")
     parser.add_argument("--replies", type=int, metavar="PIPE", help=argparse.SUPPRESS)  # the replies' process
@@ -82,21 +81,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     connection = store.followups.connection  # the queue Redis: plain, even when the store is a cluster
     if args.replies is not None:
-        work_loop.work([REPLY_QUEUE], connection, fork=args.fork, burst=False, stopping=stopping)
+        work_loop.work([REPLY_QUEUE], connection, fork=args.fork, stopping=stopping)
         return 0
     scheduler = Scheduler([QUEUE, REPLY_QUEUE], connection, args.poll)
-    if args.burst:
-        scheduler.tick()
-        work_loop.work([QUEUE, REPLY_QUEUE], connection, fork=args.fork, burst=True, stopping=stopping)
-        scheduler.stop()
-        return 0
     replies = ReplyProcess(args.fork)
     stop_ticks = threading.Event()
     ticks = threading.Thread(target=_tick_forever, args=(args.poll, stop_ticks, [
         deadlines.poll, scheduler.tick, replies.keep_up]), name="tick", daemon=True)
     ticks.start()
     try:
-        work_loop.work([QUEUE], connection, fork=args.fork, burst=False, stopping=stopping)
+        work_loop.work([QUEUE], connection, fork=args.fork, stopping=stopping)
     finally:
         stop_ticks.set()
         ticks.join(timeout=10)

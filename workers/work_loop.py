@@ -42,21 +42,17 @@ def stop_on_signals(stopping: threading.Event) -> None:
         signal.signal(signum, lambda *_: stopping.set())
 
 
-def work(queues: list[str], connection: redis.Redis, *, fork: bool, burst: bool,
-         stopping: threading.Event) -> None:
-    """Run the jobs of `queues` (each in a forked process with `fork`) until `stopping` is set, or,
-    with `burst`, until they are empty."""
+def work(queues: list[str], connection: redis.Redis, *, fork: bool, stopping: threading.Event) -> None:
+    """Run the jobs of `queues` (each in a forked process with `fork`) until `stopping` is set."""
     base = Worker if fork else SimpleWorker
     steady = type(f"Steady{base.__name__}", (_Steady, base), {"stopping": stopping})
     while not stopping.is_set():
         try:
-            steady(queues, connection=connection).work(burst=burst)
+            steady(queues, connection=connection).work()
         except redis.RedisError as error:  # its teardown could not reach Redis either
             log.warning("RQ's work loop ended: %s", error)
         finally:
             stop_on_signals(stopping)
-        if burst:
-            return
         if not stopping.is_set():
             log.warning("RQ's work loop ended without a stop request: starting it again once Redis answers")
             _wait_for_redis(connection, stopping)
