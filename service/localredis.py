@@ -23,10 +23,10 @@ class LocalRedis:
     `kill -TERM -<pgid>`) leaves it to its owner, who stops it after the clients that need it.
     """
 
-    def __init__(self, data_dir: Path, conf: Path | None = None, extra: list[str] = ()):
+    def __init__(self, data_dir: Path, conf: Path | None = None, extra: list[str] = (), port: int | None = None):
         binary = shutil.which("redis-server") or "/usr/bin/redis-server"
         data_dir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port = port or free_port()
         self.args = [binary] + ([str(conf)] if conf else [])
         self.args += ["--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(data_dir), *extra]
         self.url = f"redis://127.0.0.1:{self.port}/0"

@@ -302,6 +302,7 @@ def test_up_with_a_setting_it_cannot_read_says_which_in_one_line(tmp_path, name,
     assert done.returncode == 2, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and name in done.stderr, done.stderr
     assert "gunicorn" not in done.stdout and not port_open(port), "nothing serves"
+    assert "redis-server" not in done.stdout and not (tmp_path / "var" / "redis").exists(), "no redis-server started"
 
 
 def test_sigterm_to_the_whole_process_group_stops_everything_without_a_traceback(tmp_path):

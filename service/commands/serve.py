@@ -5,7 +5,7 @@ Local state lives under --var (default ./var): `secret`, made once, signs the li
 `redis/` with the repository's redis.conf (AOF, fsync always), so games survive a restart.
 gunicorn, the worker and that redis-server are each started again when they die; one that dies
 more than RESTARTS_PER_MINUTE times in a minute stops everything with status 1. The port and every
-setting are checked before anything serves, so a port in use or a setting that cannot be read is
+setting are checked before anything starts, so a port in use or a setting that cannot be read is
 one line and status 2, not a traceback from each process. Ctrl-C or SIGTERM (to it, or to its whole
 process group) stops it all, quietly, the redis-server last: the others need it until they stop.
 """
@@ -96,11 +96,11 @@ def check_settings() -> None:
         raise ServeError(f"cannot start with this setting: {error}") from None
 
 
-def start_redis(data_dir: Path) -> LocalRedis:
+def start_redis(data_dir: Path, port: int) -> LocalRedis:
     from service.localredis import LocalRedis
 
     conf = REPO / "redis.conf"
-    local = LocalRedis(data_dir.resolve(), conf=conf if conf.exists() else None)
+    local = LocalRedis(data_dir.resolve(), conf=conf if conf.exists() else None, port=port)
     (data_dir.parent / URL_FILE).write_text(local.url + "\n")
     _started_redis(local, data_dir)
     return local
@@ -207,10 +207,13 @@ def run(args: argparse.Namespace) -> int:
         os.environ.setdefault("PALAZZO_BASE_URL", address)
         if args.dev or args.no_worker:
             os.environ["PALAZZO_JOBS"] = "inline"
-        if not os.environ.get("REDIS_URL"):
-            local = start_redis(var / "redis")
-            os.environ["REDIS_URL"] = local.url
+        from service.localredis import free_port
+        own_redis = None if os.environ.get("REDIS_URL") else free_port()
+        if own_redis:  # the settings are checked with the URL it will have, before it starts
+            os.environ["REDIS_URL"] = f"redis://127.0.0.1:{own_redis}/0"
         check_settings()
+        if own_redis:
+            local = start_redis(var / "redis", own_redis)
         print(f"Palazzo on {address}/", flush=True)
         print(f"API on {address}/api/v1 (spec: {address}/api/v1/openapi.json)", flush=True)
         print(f"Local mailbox on {address}/dev/mailbox (or: palazzo mail list)", flush=True)
