@@ -328,6 +328,26 @@ def test_a_seat_handed_over_takes_its_old_links_with_it(app, client):
     assert client.get(_path(fresh["one_click"][0]["url"])).status_code == 200, "the newcomer's own links work"
 
 
+def test_a_seat_handed_away_and_back_to_the_same_address_keeps_the_first_links_dead(app, client):
+    """Bob's seat goes to another address, then back to Bob's: his address, which a seat link is bound
+    to, is the seat's again, and the decision is the same one, so only the holder generation tells the
+    links of his first turn at the seat from those of his second."""
+    created = new_game(client, game="princes-of-florence", seats=3, emails=True)
+    game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    old = _answers(app, game_id, 1)
+    for name, email in (("Newcomer", "new@example.org"), ("P1", "p1@example.org")):
+        handed = client.put(f"/api/v1/games/{game_id}/seats/1", headers=host, json={"name": name, "email": email})
+        assert handed.status_code == 200, handed.get_json()
+    before = _table(app, game_id)
+    url = old["one_click"][0]["url"]
+    shown, acted = client.get(_path(url)), client.post("/act", data={"t": _token(url)})
+    assert (shown.status_code, acted.status_code) == (403, 403) and b"handed to someone else" in acted.data
+    assert client.get(_path(old["seat"])).status_code == 403
+    assert _table(app, game_id).rev == before.rev, "nothing was played"
+    fresh = _answers(app, game_id, 1)
+    assert client.get(_path(fresh["one_click"][0]["url"])).status_code == 200
+    assert client.get(_path(fresh["seat"])).status_code == 200, "his new links work"
+
 def test_no_act_page_hands_out_a_seat_link(app, client, toy):
     game_id, tokens = toy
     token = _token(_answers(app, game_id, 0)["one_click"][0]["url"])
