@@ -38,6 +38,10 @@ class Seated:
         was made for, and works only while the seat still has it, so none outlives its holder."""
         return holder_of(self.meta["seats"][seat])
 
+    def held_by(self, seat: int, holder: int) -> bool:
+        """Whether `seat` is one of the game's and still held by generation `holder` (a link's)."""
+        return 0 <= seat < len(self.meta["seats"]) and self.holder(seat) == holder
+
     def seat_of_email(self, email: str | None) -> int | None:
         for number, seat in enumerate(self.meta["seats"]):
             if email and seat.get("email_hash") == email:

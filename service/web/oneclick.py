@@ -38,10 +38,14 @@ bp = blueprint("oneclick", __name__, session=False)  # opened from a mail progra
 
 def answer_links(links: Links, table: games.Table, seat: int) -> dict[str, Any]:
     """The seat page and the signed one-click answers to the seat's pending decision, for a mail."""
+    return {"seat": seat_url(links, table, seat), "one_click": one_click(links, table, seat)}
+
+
+def one_click(links: Links, table: games.Table, seat: int) -> list[dict[str, Any]]:
+    """The signed one-click answers to the seat's pending decision (none without one), for its holder."""
     decision = table.decision_of(seat)
-    return {"seat": seat_url(links, table, seat),
-            "one_click": [{"label": label, "move": move, "url": act_url(links, table.id, seat, table.holder(seat), decision, move)}
-                          for label, move in common_answers(table, seat)]}
+    return [{"label": label, "move": move, "url": act_url(links, table.id, seat, table.holder(seat), decision, move)}
+            for label, move in common_answers(table, seat)]
 
 
 def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
@@ -121,8 +125,7 @@ def open_answer(links: Links, signed: str) -> Answer:
 
 def _holder_only(answer: Answer, table: games.Table) -> None:
     """Refuse (403) a link mailed to a player who no longer holds its seat: it shows and plays nothing."""
-    seats = table.meta["seats"]
-    if not 0 <= answer.seat < len(seats) or table.holder(answer.seat) != answer.holder:
+    if not table.held_by(answer.seat, answer.holder):
         raise Problem("bad_link", "this seat has been handed to someone else, so its old links no longer work")
 
 
@@ -209,7 +212,7 @@ def _situation(table: games.Table, seat: int, answers: bool = True) -> dict[str,
     view = table.game.view(table.state, seat)
     names = tableau.names_of(table)
     players = view.get("players", [])
-    fresh = answer_links(web.links(), table, seat)["one_click"] if answers and table.decision_of(seat) else []
+    fresh = one_click(web.links(), table, seat) if answers else []
     return {
         "game_id": table.id, "game": table.meta["game"], "seat": seat, "name": names[seat],
         "status": _status(table), "round": view.get("round"),

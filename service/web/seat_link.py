@@ -44,8 +44,7 @@ def _opened(signed: str) -> tuple[games.Table, int, str]:
     table = games.load(web_store(), payload["g"])
     seats = table.meta["seats"]
     seat, key = payload["s"], payload["k"]
-    if not 0 <= seat < len(seats) or not key or access.seat_key(seats[seat]) != key \
-            or table.holder(seat) != payload["h"]:
+    if not table.held_by(seat, payload["h"]) or not key or access.seat_key(seats[seat]) != key:
         raise Problem("bad_link", "this seat has been handed to someone else, so its old link no longer works")
     return table, seat, key
 
