@@ -4,10 +4,10 @@ the mails read too, and what only a page shows: a profession's preferences, a bu
 from __future__ import annotations
 
 from engine.pof.data import BUILDINGS, PROFESSIONS
-from engine.pof.words import bonus_text, deck_card, listing, name, names, prestige_text, shown
+from engine.pof.words import bonus_text, deck_card, listing, name, names, prestige_text
 
 __all__ = ["bonus_more", "bonus_text", "building_size", "deck_card", "listing", "name", "names", "preferences",
-           "prestige_text", "shown"]
+           "prestige_text"]
 
 
 def bonus_more(card: str) -> str | None:
