@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from rq import Queue
 
-from service import mailbox, tokens
+from service import tokens
 from service.followups import QUEUE
 from service.mail import sending
 from service.store import email_key
@@ -18,10 +18,6 @@ from tests.mail_games import answer, mails, player, start
 ACT = re.compile(r"(http://\S+/act\?t=[\w.\-]+)")
 
 
-def _mails(app, to: str | None = None) -> list[dict]:
-    return [m for m in mailbox.outbox(app.extensions["palazzo.store"]) if to is None or m["to"] == to]
-
-
 def test_each_seat_gets_one_mail_per_decision_with_its_answers(redis_url, workers):
     app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
     client = app.test_client()
@@ -29,11 +25,11 @@ def test_each_seat_gets_one_mail_per_decision_with_its_answers(redis_url, worker
                                {"name": "Cy", "bot": "random"}])
     game_id = created["game"]["id"]
     workers(2)
-    wait_for(lambda: all(any(m["kind"] == "choose" for m in _mails(app, to))
+    wait_for(lambda: all(any(m["kind"] == "choose" for m in mails(app, to))
                          for to in ("ann@example.org", "bea@example.org")))
     time.sleep(2)  # a second job or sweep would have sent a second mail by now
     for to in ("ann@example.org", "bea@example.org"):
-        [mail] = [m for m in _mails(app, to) if m["kind"] == "choose"]
+        [mail] = [m for m in mails(app, to) if m["kind"] == "choose"]
         assert mail["game"] == game_id and ACT.search(mail["text"]) and ACT.search(mail["html"])
         assert mail["headers"]["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
         assert f"<game-{game_id}@" in mail["headers"]["References"]
@@ -55,7 +51,7 @@ def test_a_whole_game_played_through_mailed_one_click_links(redis_url, workers):
     deadline = time.monotonic() + 420
     while client.get(f"/api/v1/games/{game_id}").get_json()["status"] != "finished":
         assert time.monotonic() < deadline, "the game did not reach its end"
-        for mail in _mails(app):
+        for mail in mails(app):
             links = ACT.findall(mail["text"])
             if mail["to"] in humans and links and links[0] not in clicked:
                 clicked.add(links[0])
@@ -69,8 +65,8 @@ def test_a_whole_game_played_through_mailed_one_click_links(redis_url, workers):
     log = app.extensions["palazzo.store"].log(game_id)
     by_link = [e for e in log if e["seat"] in (0, 1) and not e.get("timeout") and not e.get("bot")]
     assert by_link, "some human moves came through the links"
-    wait_for(lambda: all(any(m["kind"] == "game_over" for m in _mails(app, to)) for to in humans))
-    assert all(len([m for m in _mails(app, to) if m["kind"] == "game_over"]) == 1 for to in humans)
+    wait_for(lambda: all(any(m["kind"] == "game_over" for m in mails(app, to)) for to in humans))
+    assert all(len([m for m in mails(app, to) if m["kind"] == "game_over"]) == 1 for to in humans)
 
 
 def test_decisions_of_several_games_waiting_on_one_player_come_as_one_mail(redis_url, workers):
@@ -79,10 +75,10 @@ def test_decisions_of_several_games_waiting_on_one_player_come_as_one_mail(redis
     games = [start(client, [{"name": "Ann", "email": "ann@example.org"}, {"name": f"B{n}"}, {"name": f"C{n}"}])
              for n in range(3)]
     workers(1, PALAZZO_MAIL_MERGE_SECONDS="2")
-    wait_for(lambda: any(m["kind"] == "merged" for m in _mails(app, "ann@example.org")))
+    wait_for(lambda: any(m["kind"] == "merged" for m in mails(app, "ann@example.org")))
     time.sleep(3)
-    [merged] = _mails(app, "ann@example.org")[-1:]
-    assert merged["kind"] == "merged" and len([m for m in _mails(app, "ann@example.org") if m["kind"] != "invitation"]) == 1
+    [merged] = mails(app, "ann@example.org")[-1:]
+    assert merged["kind"] == "merged" and len([m for m in mails(app, "ann@example.org") if m["kind"] != "invitation"]) == 1
     assert all(created["game"]["id"] in merged["text"] for created in games)
     assert len(ACT.findall(merged["text"])) >= 3, "each game's one-click answers are in it"
 
