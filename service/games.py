@@ -365,9 +365,11 @@ def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, statu
 
 def start(store: Store, table: Table) -> Table:
     """Start an open game; refused (409 seats_open) while a seat is open: nobody would play it."""
-    if table.status == OPEN and open_seats(table):
-        raise Problem("seats_open", f"seats {', '.join(str(n + 1) for n in open_seats(table))} are open: a game "
-                                    "starts once every seat is taken (join link, an invitation or a bot)")
+    free = open_seats(table) if table.status == OPEN else []
+    if free:
+        listed = f"seat {free[0] + 1} is" if len(free) == 1 else f"seats {', '.join(str(n + 1) for n in free)} are"
+        raise Problem("seats_open", f"{listed} open: a game starts once every seat is taken (by the join link, "
+                                    "an invitation or a bot)")
     pending = deadlines.schedule(table.game.pending(table.state), [], table.meta["deadlines"], deadlines.now(),
                                  table.version + 1)
     return _host_change(store, table, (OPEN,), status=RUNNING, pending=pending, event={"type": "game_started"})

@@ -11,7 +11,7 @@ or turn off, and before the start a player who joined can be removed (his seat o
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
@@ -117,29 +117,31 @@ def replace(game_id: str, seat: int) -> Response:
 @bp.route("/games/<game_id>/host/seats/<int:seat>/open", methods=["POST"])
 def remove(game_id: str, seat: int) -> Response:
     """Remove a player before the start: his seat opens again, for the join link or the host to fill."""
-    table = load_game(game_id)
-    access.host_only(session.current(), table)
-    try:
-        seats.hand_over(web_store(), table, seat, {"open": True})
-    except Problem as problem:
-        return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
-    session.flash(f"Seat {seat + 1} is open again.")
-    return redirect(url_for("host_page.host", game_id=game_id), 303)
+    return _changed(game_id, lambda table: seats.hand_over(web_store(), table, seat, {"open": True}),
+                    f"Seat {seat + 1} is open again.")
 
 
 @bp.route("/games/<game_id>/host/join-link/<change>", methods=["POST"])
 def join_link(game_id: str, change: str) -> Response:
     """A new join link (the old one stops working), or none, as POST and DELETE /games/{id}/join-link do."""
-    table = load_game(game_id)
-    access.host_only(session.current(), table)
     if change not in ("new", "off"):
         raise Problem("not_found", f"a join link cannot be {change!r}")
+    if change == "new":
+        return _changed(game_id, lambda table: seats.renew(web_store(), table),
+                        "A new join link: the old one no longer works.")
+    return _changed(game_id, lambda table: seats.revoke(web_store(), table),
+                    "The join link is off: nobody can join until you make a new one.")
+
+
+def _changed(game_id: str, change: Callable[[games.Table], Any], done: str) -> Response:
+    """A host's change of the game, then his page saying `done`; refused, his page says why."""
+    table = load_game(game_id)
+    access.host_only(session.current(), table)
     try:
-        (seats.renew if change == "new" else seats.revoke)(web_store(), table)
+        change(table)
     except Problem as problem:
         return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
-    session.flash("A new join link: the old one no longer works." if change == "new"
-                  else "The join link is off: nobody can join until you make a new one.")
+    session.flash(done)
     return redirect(url_for("host_page.host", game_id=game_id), 303)
 
 
