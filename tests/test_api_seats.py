@@ -164,8 +164,8 @@ def test_the_host_fills_open_seats_invites_into_one_and_removes_a_joiner_before_
 
 
 def test_a_game_full_from_the_start_starts_when_full_at_once(client):
-    created = _create(client, [{"name": "A", "bot": "random"}, {"name": "B", "bot": "random"},
-                               {"name": "C", "bot": "greedy"}], start_when_full=True)
+    created = _create(client, [{"name": "A"}, {"name": "B", "bot": "random"}, {"name": "C", "bot": "greedy"}],
+                      start_when_full=True)
     assert created["game"]["status"] == "running"
 
 
@@ -214,3 +214,24 @@ def test_a_join_link_mails_a_sign_in_link_to_a_new_address_counted_as_an_invitat
     limited = client.post("/api/v1/sign-in", json={"email": "other@example.org", "join": link})
     _refused(limited, 429, "rate_limited")
     assert not _outbox(app, "other@example.org")
+
+
+def test_joiners_racing_for_the_last_seats_each_get_one_or_hear_it_is_full(app, client):
+    import threading
+    created = _create(client, [{"name": "Robo", "bot": "greedy"}, OPEN, OPEN], start_when_full=True)
+    game_id, link = created["game"]["id"], created["join"]["link"]
+    players = [joiner(app, client, f"racer{n}@example.org", link) for n in range(4)]
+    answers: list = [None] * 4
+
+    def race(n: int) -> None:
+        answers[n] = _join(app.test_client(), game_id, players[n], link, f"Racer{n}").get_json()
+
+    threads = [threading.Thread(target=race, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    won = sorted(answer["you"]["seat"] for answer in answers if "you" in answer)
+    assert won == [1, 2] and sorted(a["code"] for a in answers if "code" in a) == ["game_full", "game_full"]
+    feed = [e["event"]["type"] for e in client.get(f"/api/v1/games/{game_id}/events?limit=500").get_json()["events"]]
+    assert feed.count("game_started") == 1 and feed.count("seat_replaced") == 2
