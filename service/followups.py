@@ -107,10 +107,10 @@ class Queued:
         self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
                            on_failure=Callback(MAIL_GAVE_UP), description=f"send a {mail.kind} mail")
 
-    def sign_in(self, store: Any, links: Any, email: str) -> None:
-        """Queue the job that mails a sign-in link if the address plays here (`signin.mail_link`, with
-        the workers' own links). Its description names no address: workers log it."""
-        self.queue.enqueue(SIGN_IN_JOB, email, description="mail a sign-in link")
+    def sign_in(self, store: Any, links: Any, email: str, join: list[str] | None = None) -> None:
+        """Queue the job that mails a sign-in link if the address plays here or is to join a game
+        (`signin.mail_link`, with the workers' own links). Its description names no address: workers log it."""
+        self.queue.enqueue(SIGN_IN_JOB, email, join, description="mail a sign-in link")
 
     def play_reply(self, replies: Replies, key: str) -> str:
         """Queue the job that plays the kept reply `key` (one per mail) on the replies' own queue,
@@ -152,9 +152,9 @@ class Inline:
         except MailError as error:
             undelivered.keep(store.redis, mail, error)
 
-    def sign_in(self, store: Any, links: Any, email: str) -> None:
+    def sign_in(self, store: Any, links: Any, email: str, join: list[str] | None = None) -> None:
         """Decide and mail at once, in the request: this mode is for tests and tools, not for the world."""
-        signin.mail_link(store, links, email)
+        signin.mail_link(store, links, email, join)
 
     def play_reply(self, replies: Replies, key: str) -> str:
         """Play the kept reply now and return its final status; if that fails it stays received, and

@@ -14,9 +14,9 @@ from datetime import timedelta
 from typing import Any
 
 from engine.core import IllegalMove, get_game, redact
-from service import deadlines, tokens
+from service import deadlines, lobby, tokens
 from service.problems import Problem
-from service.store import Committed, Store, dumps, email_key, feed_channel, game_key, loads, token_key
+from service.store import Committed, Store, dumps, email_key, feed_channel, game_key, loads, lobby_key, token_key
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,43 @@ class Seated:
 def holder_of(entry: dict[str, Any]) -> int:
     """The holder generation of a seat entry (see `Seated.holder`); entries from before it was kept are 0."""
     return int(entry.get("holder", 0))
+
+
+def seat_is_open(entry: dict[str, Any]) -> bool:
+    """A seat nobody holds: whoever opens the game's join link may take it (`service.seats`)."""
+    return bool(entry.get("open"))
+
+
+OPEN_SEAT = "open seat"  # what people read where an open seat's player's name would be
+
+
+def seat_name(entry: dict[str, Any]) -> str:
+    """The name people read for a seat: its player's, or that it is open."""
+    return entry.get("name") or OPEN_SEAT
+
+
+def open_seats(head: Seated) -> list[int]:
+    return [number for number, entry in enumerate(head.meta["seats"]) if seat_is_open(entry)]
+
+
+JOINABLE = (OPEN, RUNNING, PAUSED)
+
+
+def joinable(head: Seated, status: str) -> bool:
+    """Whether the game's join link takes anyone now: it has one, a seat is open, and it is not over.
+    After the start that is only a seat its player left (a substitute's)."""
+    return status in JOINABLE and bool(head.meta.get("join")) and bool(open_seats(head))
+
+
+def relist(store: Store, head: Seated, status: str) -> None:
+    """A public game stands in the lobby exactly while it may be joined; other games cost nothing."""
+    if head.meta.get("public"):
+        lobby.relist(store, head.id, created_ms(head), joinable(head, status))
+
+
+def created_ms(head: Seated) -> int:
+    """When the game was made, to the millisecond: its place in the lobby (newest first)."""
+    return head.meta.get("created_ms") or int(deadlines.parse(head.meta["created_at"]).timestamp() * 1000)
 
 
 @dataclass
@@ -189,10 +226,14 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
     game_id = secrets.token_hex(8)
     issued: dict[str, Any] = {"seats": []}
     seat_meta, invitations = [], []
+    now = deadlines.now()
     with store.redis.pipeline(transaction=False) as pipe:
         host_token, host_id = tokens.issue(store, {"kind": "host", "game": game_id}, pipe)
         if host_address:
             _index_host(pipe, game_id, host_address)
+        if spec.get("public") and any(seat.get("open") for seat in seats):
+            # listed before the game exists: the lobby's reader skips a game that never came to be
+            pipe.zadd(lobby_key(), {game_id: int(now.timestamp() * 1000)})
         for number, seat in enumerate(seats):
             entry, token, invite = _seat_entry(store, game_id, number, seat, pipe)
             seat_meta.append(entry)
@@ -201,25 +242,34 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
             if invite:
                 invitations.append(invite)
         pipe.execute()
-    now = deadlines.now()
     meta = {
         "id": game_id, "game": game.name, "options": options, "seed": seed, "setup": setup,
         "seats": seat_meta, "deadlines": spec.get("deadlines", {}), "host": host_id,
         "created_at": deadlines.stamp(now), "pauses_used": 0, "paused_at": None, "paused_until": None,
         "missed_turns": spec.get("missed_turns", MISSED_TURNS), "host_email_hash": host_address,
+        "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
+        "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
     }
     pending = [{**d, "deadline_at": None, "since": 1} for d in game.pending(state)]
     store.create(game_id, {"meta": dumps(meta), "state": dumps(state), "pending": dumps(pending), "status": OPEN},
                  [feed_entry(1, None, {"type": "game_created", "game": game.name, "seats": len(seats)})])
     issued["host"] = host_token
-    return load(store, game_id), issued, invitations
+    return start_if_full(store, load(store, game_id)), issued, invitations
+
+
+def new_join_id() -> str:
+    """What a game's join link names (`service.seats`): a new one, or none, revokes the links made before."""
+    return secrets.token_urlsafe(9)
 
 
 def _seat_entry(store: Store, game_id: str, number: int, seat: dict[str, Any], pipe) -> tuple[dict, str | None, dict | None]:
     """A seat's stored entry, the token for its creator (no address, no bot), and whom to invite.
 
-    A seat with an address is indexed under it; only a link mailed there yields a token for it.
+    A seat with an address is indexed under it; only a link mailed there yields a token for it. An
+    open seat has nobody: no name, no token, no address.
     """
+    if seat.get("open"):
+        return {"name": None, "bot": None, "email": None, "token": None, "open": True}, None, None
     entry = {"name": seat["name"], "bot": seat.get("bot"), "email": seat.get("email"), "token": None}
     if entry["bot"]:
         return entry, None, None
@@ -227,6 +277,7 @@ def _seat_entry(store: Store, game_id: str, number: int, seat: dict[str, Any], p
         entry["email_hash"] = tokens.email_hash(entry["email"])
         pipe.sadd(email_key(entry["email_hash"], "seats"), f"{game_id}:{number}")
         pipe.set(email_key(entry["email_hash"], "known"), "1")
+        pipe.set(email_key(entry["email_hash"], "address"), entry["email"])
         return entry, None, {"email": entry["email"], "name": entry["name"], "game": game_id, "seat": number}
     token, entry["token"] = tokens.issue(store, {"kind": "seat", "game": game_id, "seat": number}, pipe)
     return entry, token, None
@@ -311,11 +362,18 @@ def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, statu
     if outcome.outcome != "ok":
         raise refused(outcome)
     table = load(store, table.id)
+    relist(store, table, table.status)
     follow_up(store, table, everything=True)
     return table
 
 
 def start(store: Store, table: Table) -> Table:
+    """Start an open game; refused (409 seats_open) while a seat is open: nobody would play it."""
+    free = open_seats(table) if table.status == OPEN else []
+    if free:
+        listed = f"seat {free[0] + 1} is" if len(free) == 1 else f"seats {', '.join(str(n + 1) for n in free)} are"
+        raise Problem("seats_open", f"{listed} open: a game starts once every seat is taken (by the join link, "
+                                    "an invitation or a bot)")
     pending = deadlines.schedule(table.game.pending(table.state), [], table.meta["deadlines"], deadlines.now(),
                                  table.version + 1)
     return _host_change(store, table, (OPEN,), status=RUNNING, pending=pending, event={"type": "game_started"})
@@ -354,11 +412,14 @@ def cancel(store: Store, table: Table) -> Table:
                         event={"type": "game_cancelled"})
 
 
-def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]
+def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], *, proved: bool = False
                  ) -> tuple[Table, str | None, dict[str, Any] | None]:
-    """Hand a seat to another player or a bot: (table, token for the host to pass on, whom to invite).
+    """Hand a seat to another player or a bot, or leave it open: (table, token for the host to pass
+    on, whom to invite).
 
-    The old seat token stops working at once; a seat with an address gets its link by mail only.
+    The old seat token stops working at once; a seat with an address gets its link by mail only,
+    unless its player `proved` the address already (he signed in and joins by the join link). A game
+    that starts when full starts once no seat is open.
 
     Three steps, since a transaction may span only one Redis Cluster slot and the new seat's token
     and address index lie in other slots than the game: the new seat's keys first (undone if the
@@ -379,14 +440,30 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]
     entry["holder"] = holder_of(old) + 1
     seats = list(table.meta["seats"])
     seats[seat] = entry
+    event = {"type": "seat_opened", "seat": seat} if seat_is_open(entry) else \
+        {"type": "seat_replaced", "seat": seat, "name": entry["name"], **({"joined": True} if proved else {})}
     try:
-        table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats},
-                             event={"type": "seat_replaced", "seat": seat, "name": entry["name"]})
+        table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats}, event=event)
     except Problem:
         _drop_seat_keys(store, table.id, seat, entry, keep_email=old.get("email_hash"))
         raise
     _drop_seat_keys(store, table.id, seat, old, keep_email=entry.get("email_hash"))
-    return table, token, invite
+    return start_if_full(store, table), token, None if proved else invite
+
+
+def start_if_full(store: Store, table: Table) -> Table:
+    """Start a game made to start when full once no seat is open (whoever took the last one). Two
+    seats taken at once may both try: the second finds it started, or retries on a stale revision."""
+    for _ in range(5):
+        if table.status != OPEN or not table.meta.get("start_when_full") or open_seats(table):
+            return table
+        try:
+            return start(store, table)
+        except Problem as problem:
+            if problem.code != "stale_version" and not problem.code.startswith("game_"):
+                raise
+            table = load(store, table.id)
+    return table
 
 
 def _drop_seat_keys(store: Store, game_id: str, seat: int, entry: dict[str, Any], keep_email: str | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import games, ratelimit, signin
+from service import games, ratelimit, seats, signin
 from service.links import Links
 from service.problems import Problem
 from service.store import Store
@@ -60,7 +60,7 @@ def replace_seat(store: Store, links: Links, table: games.Table, seat: int, play
     invitation of the host's (`allow`), refused before the seat changes hands."""
     if player.get("email") and not player.get("bot"):
         allow(store, limit, client, creator, 1)
-    table, token, invitation = games.replace_seat(store, table, seat, player)
+    table, token, invitation = seats.hand_over(store, table, seat, player)
     if invitation:
         signin.invite(store, links, invitation)
     return table, token

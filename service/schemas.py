@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from email_validator import EmailNotValidError, validate_email
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.bots import BOTS
 from service import zones
@@ -58,13 +58,31 @@ class Address(fields.String):
             raise ValidationError(str(error)) from None
 
 
+NAME_RULES = [validate.Length(min=1, max=60), PRINTABLE]
+
+
 class SeatIn(Schema):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=60), PRINTABLE])
+    """A seat: a player (a name, perhaps an address), a bot, or open (`{"open": true}`, nothing else)."""
+
+    name = fields.String(validate=NAME_RULES, metadata={"description": "Required unless the seat is open."})
     email = Address(load_default=None, allow_none=True, validate=validate.Length(max=254),
                     metadata={"format": "email", "description": "The player gets a sign-in link here, and "
                                                                   "only that link gives his seat's token. " + ADDRESS_RULE})
     bot = Choice("Bot", BOTS, load_default=None, allow_none=True,
                  metadata={"description": "A bot plays this seat; null or left out for a human."})
+    open = StrictBoolean(load_default=False, metadata={"description": (
+        "An open seat, with no name, address or bot: whoever opens the game's join link (after signing in "
+        "by mail) may take it. A game cannot start while a seat is open. Given to PUT /games/{id}/seats/{seat} "
+        "before the start, it removes the seat's player.")})
+
+    @validates_schema
+    def _named_or_open(self, data, **kwargs) -> None:
+        if data.get("open"):
+            given = [name for name in ("name", "email", "bot") if data.get(name) is not None]
+            if given:
+                raise ValidationError(f"An open seat has no {', '.join(given)}.", "open")
+        elif data.get("name") is None:
+            raise ValidationError("Missing data for required field (unless the seat is open).", "name")
 
 
 class GameIn(Schema):
@@ -89,12 +107,18 @@ class GameIn(Schema):
                              "The host's own address, when he calls without a player token: a host link is "
                              "mailed there, and opening it lets him host the game from any browser or a player "
                              "token of that address. Counts as an invitation. " + ADDRESS_RULE)})
+    public = StrictBoolean(load_default=False, metadata={"description": (
+        "List the game in the lobby (GET /lobby) while a seat is open, with its join link: anyone may join.")})
+    start_when_full = StrictBoolean(load_default=False, metadata={"description": (
+        "Start the game by itself when the last open seat is taken (or at once, if none is open); "
+        "otherwise the host starts it.")})
 
 
 @always_present("email", "bounced")
 class SeatOut(Schema):
-    seat = Int()
-    name = fields.String()
+    seat = Int(metadata={"description": "0-based; people read seat numbers from 1."})
+    name = fields.String(allow_none=True, metadata={"description": "The player's name; null for an open seat."})
+    open = fields.Boolean(metadata={"description": "Nobody holds the seat: the join link takes it."})
     bot = Choice("Bot", BOTS, allow_none=True, metadata={"description": "The bot that plays this seat, if one does."})
     missed = Int(metadata={"description": "Timeouts in a row on decisions with a real choice."})
     standin = Choice("Bot", BOTS, allow_none=True, metadata={
@@ -155,6 +179,8 @@ class GameOut(Schema):
     you = fields.Nested(YouOut)
     paused_until = fields.String(allow_none=True)
     pauses_left = Int()
+    public = fields.Boolean(metadata={"description": "Listed in the lobby while a seat is open."})
+    start_when_full = fields.Boolean(metadata={"description": "Starts by itself when the last open seat is taken."})
     undelivered = fields.List(fields.Nested(UndeliveredOut), metadata={
         "description": "Host only: mail that did not reach a player; never its subject or text."})
     replies = fields.List(fields.Nested(ReplyNoteOut), metadata={
@@ -175,9 +201,72 @@ class TokensOut(Schema):
 
 
 @always_present()
+class JoinLinkOut(Schema):
+    link = fields.String(allow_none=True, metadata={
+        "description": "The join link's signed value, for POST /games/{id}/join and POST /sign-in; null when "
+                       "the host turned it off. Each answer signs it anew (valid 30 days); the host's new link "
+                       "or turning it off ends every earlier one."})
+    url = fields.String(allow_none=True, metadata={"description": "The join page for people: sign in, pick a "
+                                                                  "name, take a seat."})
+    open_seats = Int(metadata={"description": "How many seats are open now."})
+    joinable = fields.Boolean(metadata={"description": "Whether the link takes anyone now: it is on, a seat is "
+                                                       "open and the game is not over."})
+
+
+@always_present()
 class CreatedOut(Schema):
     game = fields.Nested(GameOut)
     tokens = fields.Nested(TokensOut, metadata={"description": "Shown once; only hashes are kept."})
+    join = fields.Nested(JoinLinkOut, metadata={"description": "The game's join link, for its open seats."})
+
+
+class JoinIn(Schema):
+    link = fields.String(required=True, validate=validate.Length(min=1, max=500),
+                         metadata={"description": "The join link's signed value (its `link=` part)."})
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=60), validate.Regexp(
+                             r"^[^\x00-\x1f\x7f-\x9f]*[^\x00-\x20\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$",
+                             error="No control characters, and not only spaces.")],
+                         metadata={"description": "The name the table reads for you; no other seat's."})
+    seat = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=99), metadata={
+        "description": "The open seat to take (0-based); left out, the first open one."})
+
+
+@always_present()
+class LobbySeatOut(Schema):
+    seat = Int(metadata={"description": "0-based; people read seat numbers from 1."})
+    name = fields.String(allow_none=True, metadata={"description": "Null for an open seat."})
+    bot = Choice("Bot", BOTS, allow_none=True, metadata={"description": "The bot that plays this seat, if one does."})
+    open = fields.Boolean()
+
+
+@always_present()
+class LobbyGameOut(Schema):
+    id = fields.String()
+    title = fields.String()
+    game = fields.String()
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    created_at = fields.String()
+    options = GameDoc("normalized_options")
+    deadlines = Deadlines(*DEADLINE_SECONDS, metadata={"description": "Seconds allowed per decision kind or "
+                                                                     "deadline class (unset: the defaults)."})
+    missed_turns = Int()
+    start_when_full = fields.Boolean()
+    open_seats = Int()
+    seats = fields.List(fields.Nested(LobbySeatOut), metadata={"description": "Who sits where, open seats too."})
+    join = fields.Nested(JoinLinkOut)
+
+
+@always_present()
+class LobbyOut(Schema):
+    games = fields.List(fields.Nested(LobbyGameOut), metadata={"description": "Newest first."})
+    next = fields.String(allow_none=True, metadata={"description": "Pass as ?after= for the next page; null "
+                                                                   "on the last."})
+
+
+class LobbyQuery(Schema):
+    after = fields.String(load_default=None, validate=validate.Length(max=60),
+                          metadata={"description": "The `next` of the page before."})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=50))
 
 
 @always_present()
@@ -336,6 +425,9 @@ class HostLinkIn(Schema):
 class SignInIn(Schema):
     email = Address(required=True, validate=validate.Length(max=254),
                     metadata={"format": "email", "description": ADDRESS_RULE})
+    join = fields.String(validate=validate.Length(min=1, max=500), metadata={"description": (
+        "A join link's signed value: the link is mailed even to an address that plays nowhere yet (it "
+        "counts as an invitation from the caller), and opened in a browser it leads back to the join page.")})
 
 
 class RedeemIn(Schema):

@@ -24,25 +24,31 @@ INVITES_PER_ADDRESS = ratelimit.Limit.parse("10 per hour")
 PAGE = "/sign-in"
 
 
-def _link(links: Links, email: str) -> tuple[str, str]:
-    """A fresh single-use link for the address: (page URL, the signed link itself)."""
-    signed = links.sign(PURPOSE, {"e": tokens.email_hash(email), "n": secrets.token_urlsafe(12)})
+def _link(links: Links, email: str, join: list[str] | None = None) -> tuple[str, str]:
+    """A fresh single-use link for the address: (page URL, the signed link itself). With `join` (a
+    game and its join id, `service.seats`) the browser that opens it goes on to that join page."""
+    payload = {"e": tokens.email_hash(email), "n": secrets.token_urlsafe(12), **({"j": join} if join else {})}
+    signed = links.sign(PURPOSE, payload)
     return links.url(PAGE, link=signed), signed
 
 
-def send_link(store: Store, links: Links, email: str) -> None:
-    """Ask for a sign-in link for the address: one small job, whatever the address."""
-    store.followups.sign_in(store, links, email.strip().lower())
+def send_link(store: Store, links: Links, email: str, join: list[str] | None = None) -> None:
+    """Ask for a sign-in link for the address: one small job, whatever the address. `join` is a join
+    link's game and id, checked by the caller: then an address new here is mailed too."""
+    store.followups.sign_in(store, links, email.strip().lower(), join)
 
 
-def mail_link(store: Store, links: Links, email: str) -> bool:
-    """The job: mail a sign-in link if the address plays here and is under its limit; True when mailed."""
+def mail_link(store: Store, links: Links, email: str, join: list[str] | None = None) -> bool:
+    """The job: mail a sign-in link if the address plays here (or is to join a game by its link) and
+    is under its limit; True when mailed. The address is kept under its hash, since a session and a
+    player token keep only the hash and a seat taken by the join link needs somewhere to mail."""
     digest = tokens.email_hash(email)
-    if not store.redis.exists(email_key(digest, "known")):
+    if not join and not store.redis.exists(email_key(digest, "known")):
         return False
     if ratelimit.hit(store.redis, MAILS_PER_ADDRESS, "sign-in-mail", digest) is not None:
         return False
-    url, signed = _link(links, email)
+    url, signed = _link(links, email, join)
+    store.redis.set(email_key(digest, "address"), email)
     store.followups.send_mail(store, render.sign_in(email, url, signed, domain_of(links.base_url)))
     return True
 
@@ -75,14 +81,22 @@ def mail_host_link(store: Store, links: Links, email: str, table: games.Table) -
 def redeem_address(store: Store, links: Links, signed: str) -> str:
     """Use up a mailed link: the hash of the address it proves; a link works once (403 link_used after).
     A host link (`mail_host_link`) also makes that address the game's host's."""
+    return redeem_link(store, links, signed)[0]
+
+
+def redeem_link(store: Store, links: Links, signed: str) -> tuple[str, list[str] | None]:
+    """`redeem_address`, and the [game, join id] of the join page the link was asked for from, if any."""
     payload = links.open(PURPOSE, signed, LINK_MAX_AGE)
-    if not isinstance(payload, dict) or not {"e", "n"} <= set(payload) or set(payload) - {"e", "n", "g", "h"}:
+    if not isinstance(payload, dict) or not {"e", "n"} <= set(payload) or set(payload) - {"e", "n", "g", "h", "j"}:
+        raise Problem("bad_link", "this is not a sign-in link")
+    join = payload.get("j")
+    if join is not None and not (isinstance(join, list) and len(join) == 2 and all(isinstance(j, str) for j in join)):
         raise Problem("bad_link", "this is not a sign-in link")
     if not store.redis.set(f"{PREFIX}:link-used:{payload['n']}", "1", nx=True, ex=LINK_MAX_AGE + 60):
         raise Problem("link_used", "this link was used already; ask for a new one")
     if "g" in payload:
         games.prove_host(store, games.load(store, payload["g"]), payload["h"], payload["e"])
-    return payload["e"]
+    return payload["e"], join
 
 
 def redeem(store: Store, links: Links, signed: str) -> str:

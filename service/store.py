@@ -116,6 +116,12 @@ def email_key(email_hash: str, part: str) -> str:
     return f"{PREFIX}:email:{email_hash}:{part}"
 
 
+def lobby_key() -> str:
+    """The lobby: public games anyone may join, scored by when they were created (ms). One key of its
+    own, in its own Redis Cluster slot, so it is written beside a game's commit, never inside it."""
+    return f"{PREFIX}:lobby"
+
+
 def feed_channel(game_id: str) -> str:
     """Published to whenever the game's event feed grows, for long-polling readers."""
     return game_key(game_id, "feed")

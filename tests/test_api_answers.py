@@ -134,6 +134,25 @@ def _refusals(call: Checked, game_id: str, seat_token: str, host: str, move: dic
     assert call("PUT", "/api/v1/me/settings", seat_token, json={"time_zone": "UTC"}).status_code == 401
 
 
+def _open_seats(app, call: Checked) -> None:
+    """A public game with open seats: the lobby, the host's join link, and joining by it."""
+    created = call("POST", "/api/v1/games", json={"public": True, "start_when_full": True, "seats": [
+        {"name": "Ann", "bot": "random"}, {"open": True}, {"open": True}]}).get_json()
+    game_id, host = created["game"]["id"], created["tokens"]["host"]
+    assert call("GET", "/api/v1/lobby?limit=1").get_json()["games"][0]["id"] == game_id
+    assert call("GET", "/api/v1/lobby?after=x").status_code == 422
+    assert call("GET", f"/api/v1/games/{game_id}/join-link", host).status_code == 200
+    old = created["join"]["link"]
+    link = call("POST", f"/api/v1/games/{game_id}/join-link", host).get_json()["link"]
+    assert call("POST", "/api/v1/sign-in", json={"email": "jo@example.org", "join": old}).status_code == 410
+    assert call("POST", "/api/v1/sign-in", json={"email": "jo@example.org", "join": link}).status_code == 202
+    jo = call("POST", "/api/v1/sign-in/redeem", json={"link": unquote(mailed_link(app, "jo@example.org"))}).get_json()
+    joined = call("POST", f"/api/v1/games/{game_id}/join", jo["token"], json={"link": link, "name": "Jo", "seat": 2})
+    assert joined.status_code == 200 and joined.get_json()["you"]["seat"] == 2
+    assert call("POST", f"/api/v1/games/{game_id}/join", jo["token"], json={"link": link, "name": "Jo"}).status_code == 409
+    assert call("DELETE", f"/api/v1/games/{game_id}/join-link", host).get_json()["link"] is None
+
+
 def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app, client, own):
     call = Checked(client, own, Document(COMMITTED))
     rng = random.Random(5)
@@ -205,6 +224,7 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
     assert call("POST", f"/api/v1/games/{unplayed['game']['id']}/cancel", unplayed["tokens"]["host"]).status_code == 200
     assert call("PUT", f"/api/v1/games/{game_id}/orders", ann,
                 json={"limits": {}, "step_out_otherwise": False}).status_code == 409
+    _open_seats(app, call)
 
     operations = {op["operationId"] for item in COMMITTED["paths"].values() for op in item.values()
                   if isinstance(op, dict) and "operationId" in op}

@@ -4,6 +4,8 @@ openapi-python-client turns openapi/openapi.json into a package (once per sessio
 folder); the test then drives the app in-process through that package alone (httpx's WSGI transport,
 no network): every request is a generated operation, every body a generated model, every move one
 the server listed and the client parsed into a move class. Nothing here writes a move as a dict.
+One seat is open: a newcomer finds the game in the lobby, signs in by the mail its join link sends
+and takes the seat, all through generated operations.
 """
 from __future__ import annotations
 
@@ -17,9 +19,12 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import unquote
 
 import httpx
 import pytest
+
+from tests.conftest import mailed_link
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "openapi" / "openapi.json"
@@ -85,6 +90,10 @@ def generated(tmp_path_factory):
             start_game=importlib.import_module(f"{PACKAGE}.api.host.start_game"),
             list_legal_moves=importlib.import_module(f"{PACKAGE}.api.moves.list_legal_moves"),
             submit_move=importlib.import_module(f"{PACKAGE}.api.moves.submit_move"),
+            request_sign_in=importlib.import_module(f"{PACKAGE}.api.players.request_sign_in"),
+            redeem_sign_in=importlib.import_module(f"{PACKAGE}.api.players.redeem_sign_in"),
+            join_game=importlib.import_module(f"{PACKAGE}.api.seats.join_game"),
+            list_lobby=importlib.import_module(f"{PACKAGE}.api.seats.list_lobby"),
         )
     finally:
         sys.path.remove(str(output))
@@ -134,20 +143,46 @@ def _problem(gen, response, status: int, code: str):
     return problem
 
 
+def _joins(gen, api, link: str, game_id: str):
+    """Cid, new here, joins the open seat by the join link: a sign-in link mailed for it, redeemed for
+    a player token, and the join; his client."""
+    m = gen.m
+    spectator = api.anonymous()
+    _problem(gen, gen.join_game.sync_detailed(game_id, client=spectator, body=m.JoinIn(link=link, name="Cid")),
+             401, "token_required")
+    asked = gen.request_sign_in.sync_detailed(client=spectator, body=m.SignInIn(email="cid@example.org", join=link))
+    _ok(asked, 202, m.AcceptedOut)
+    redeemed = gen.redeem_sign_in.sync_detailed(client=spectator, body=m.RedeemIn(
+        link=unquote(mailed_link(api.app, "cid@example.org"))))
+    cid = api.bearer(_ok(redeemed, 201, m.PlayerOut).token)
+    _problem(gen, gen.join_game.sync_detailed(game_id, client=cid, body=m.JoinIn(link=link[:-2] + "zz", name="Cid")),
+             403, "bad_join_link")
+    joined = _ok(gen.join_game.sync_detailed(game_id, client=cid, body=m.JoinIn(link=link, name="Cid", seat=2)),
+                 200, m.GameOut)
+    assert joined.you.role == m.YouOutRole.SEAT and joined.you.seat == 2 and joined.seats[2].name == "Cid"
+    return cid
+
+
 def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
     gen, m = generated, generated.m
     spectator = api.anonymous()
 
-    body = m.GameIn(game=m.GameInGame.PRINCES_OF_FLORENCE, seed=SEED,
+    body = m.GameIn(game=m.GameInGame.PRINCES_OF_FLORENCE, seed=SEED, public=True,
                     options=m.PrincesOfFlorenceOptions(bidding=m.PrincesOfFlorenceOptionsBidding.STEP),
-                    seats=[m.SeatIn(name=name) for name in ("Ann", "Bea", "Cid")])
+                    seats=[m.SeatIn(name="Ann"), m.SeatIn(name="Bea"), m.SeatIn(open_=True)])
     created = _ok(gen.create_game.sync_detailed(client=spectator, body=body), 201, m.CreatedOut)
     assert isinstance(created.game, m.GameOut) and created.game.status == m.GameOutStatus.OPEN
     assert created.game.options.to_dict()["seats"] == 3, "the seats listed decide, not the options' default"
+    assert created.game.seats[2].open_ and created.game.seats[2].name is None
     game_id = created.game.id
     seat_tokens = {entry.seat: entry.token for entry in created.tokens.seats}
-    assert sorted(seat_tokens) == [0, 1, 2], "seats without an address: the creator gets every token"
+    assert sorted(seat_tokens) == [0, 1], "seats without an address: the creator gets every token"
     seats = {seat: api.bearer(token) for seat, token in seat_tokens.items()}
+    lobby = _ok(gen.list_lobby.sync_detailed(client=spectator, limit=5), 200, m.LobbyOut)
+    [listed] = lobby.games
+    assert listed.id == game_id and listed.open_seats == 1 and isinstance(listed.join, m.JoinLinkOut)
+    _problem(gen, gen.start_game.sync_detailed(game_id, client=api.bearer(created.tokens.host)), 409, "seats_open")
+    seats[2] = _joins(gen, api, listed.join.link, game_id)
 
     started = _ok(gen.start_game.sync_detailed(game_id, client=api.bearer(created.tokens.host)), 200, m.GameOut)
     assert started.status == m.GameOutStatus.RUNNING

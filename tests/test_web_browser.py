@@ -17,7 +17,7 @@ import pytest
 from service.web import session
 from tests.browser import Served, screenshot
 from tests.conftest import bearer, mailed_link, make_app, new_game, seat_tokens, signed_ago
-from tests.web_client import follow_seat_link, send, table
+from tests.web_client import follow_seat_link, path, send, table
 from tests.web_leaks import leaked, text_of
 from tests.web_player import Follow, Page, Submit, next_step
 
@@ -170,6 +170,47 @@ def test_a_whole_game_through_the_pages_with_javascript_off(browse, served):
     print(f"whole game through the pages: {elapsed:.1f} s")
 
 
+def _public_game(client) -> dict:
+    """A public game of Ann (a bot) with two open seats, that starts when full; its creation body."""
+    answer = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 8, "public": True,
+                                                 "start_when_full": True, "seats": [
+                                                     {"name": "Ann", "bot": "greedy"}, {"open": True}, {"open": True}]})
+    assert answer.status_code == 201, answer.get_json()
+    return answer.get_json()
+
+
+def test_a_stranger_finds_a_game_in_the_lobby_signs_in_by_mail_and_joins_with_javascript_off(browse, served):
+    app, base = served.app, served.base
+    game_id = _public_game(app.test_client())["game"]["id"]
+    page = browse(java_script_enabled=False).new_page()
+    _open(page, base)
+    with page.expect_navigation():
+        page.get_by_role("link", name="Lobby", exact=True).click()
+    assert page.locator(f'[data-game="{game_id}"]').get_by_text("2 open").is_visible()
+    screenshot(page, "lobby")
+    with page.expect_navigation():
+        page.get_by_role("link", name=f"Join {game_id}").click()
+    assert page.locator("main").get_attribute("data-page") == "join"
+    page.get_by_label("Your address").fill("bea@example.org")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Mail me a sign-in link").click()
+    assert page.get_by_text("A sign-in link is on its way").is_visible()
+
+    _open(page, f"{base}/sign-in?link={mailed_link(app, 'bea@example.org')}")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Sign in").click()
+    assert page.url.startswith(f"{base}/join?link="), "the mailed link leads back to the join page"
+    screenshot(page, "join")
+    page.get_by_label("Your name at this table").fill("Bea")
+    page.get_by_label("Seat").select_option("2")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Take a seat").click()
+    assert page.url == f"{base}/games/{game_id}"
+    assert page.get_by_text("You have taken seat 3.").is_visible()
+    seats_now = table(app, game_id).meta["seats"]
+    assert seats_now[2]["name"] == "Bea" and seats_now[2]["email"] == "bea@example.org" and seats_now[1]["open"]
+
+
 def _shot_name(page: Page) -> str | None:
     """Which kind of page this is, for its screenshot: the decision, and the preview steps."""
     kind = page.decision
@@ -305,8 +346,10 @@ def test_the_pages_pass_axe_and_work_from_the_keyboard(browse, served):
     with page.expect_navigation():
         publish.get_by_role("button", name="Show the work's value").click()
     check("seat-publish-preview")
+    public = _public_game(app.test_client())
     for name, url in {"watch": f"/games/{game_id}/watch", "log": f"/games/{game_id}/log", "home": "/",
-                      "sign-in": "/sign-in", "error": "/seat?t=nonsense"}.items():
+                      "sign-in": "/sign-in", "error": "/seat?t=nonsense", "lobby": "/lobby",
+                      "join": path(public["join"]["url"])}.items():
         _open(page, base + url)
         check(name)
     assert found == {name: [] for name in found}, found

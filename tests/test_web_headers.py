@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from service import seats
 from service.web import pages, unsubscribe
 from tests.browser import CHROMIUM, Served, launch
 from tests.conftest import make_app
-from tests.web_client import csrf, enter_seat, path
+from tests.web_client import csrf, enter_seat, path, table
 
 pytest.importorskip("engine.pof")
 
@@ -51,7 +52,7 @@ def _game(app) -> tuple[object, str]:
 
 def _urls(rule, game_id: str) -> list[str]:
     """The URLs to try for a route: with a real game and with one that does not exist."""
-    values = {"secret": EVENTS_SECRET, "seat": "1", "action": "start"}
+    values = {"secret": EVENTS_SECRET, "seat": "1", "action": "start", "change": "new"}
     urls = []
     for game in (game_id, "0000000000000000"):
         url = rule.rule
@@ -65,11 +66,13 @@ def test_every_route_that_answers_html_carries_the_pages_headers(redis_url):
     app = make_app(redis_url, MAIL_EVENTS_SECRET=EVENTS_SECRET, INBOUND_SECRET=INBOUND_SECRET)
     browser, game_id = _game(app)
     links = app.extensions["palazzo.links"]
-    queries = {"/act": "?t=forged", "/seat": "?t=forged", "/sign-in": "?link=x",
+    join = seats.sign(links, game_id, table(app, game_id).meta["join"])
+    queries = {"/act": "?t=forged", "/seat": "?t=forged", "/sign-in": "?link=x", "/join": f"?link={join}",
                "/unsubscribe": "?t=" + path(unsubscribe.link(links, "0" * 64)).split("t=")[1]}
     answers = []
     last = "home_page.sign_out"  # signing out ends the session the other routes are tried with
-    for rule in sorted(app.url_map.iter_rules(), key=lambda rule: rule.endpoint == last):
+    late = "host_page.join_link"  # a new join link ends the one the join page is tried with
+    for rule in sorted(app.url_map.iter_rules(), key=lambda rule: (rule.endpoint == last, rule.endpoint == late)):
         if rule.rule.startswith("/api/v1/") or rule.endpoint in ("static", "web_assets.static"):
             continue
         for url in _urls(rule, game_id):
@@ -93,7 +96,8 @@ def test_every_route_that_answers_html_carries_the_pages_headers(redis_url):
     shown = {(endpoint, answer.status_code) for endpoint, _, _, answer in html}
     for seen in [("oneclick.confirm", 403), ("unsubscribe_page.confirm", 200), ("unsubscribe_page.unsubscribe", 200),
                  ("dev_mailbox.show", 200), ("seat_page.show", 200), ("host_page.act", 403), ("seat_page.play", 403),
-                 ("host_page.host", 404), ("sign_in_page.mail_link", 200)]:
+                 ("host_page.host", 404), ("sign_in_page.mail_link", 200), ("join_page.show", 200),
+                 ("join_page.lobby", 200), ("join_page.take", 403), ("host_page.join_link", 403)]:
         assert seen in shown, seen  # the views, their refusals and their error pages were all looked at
     assert ("dev_mailbox.show", 404) in {(endpoint, answer.status_code) for endpoint, _, _, answer in answers}
 

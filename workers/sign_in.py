@@ -6,6 +6,7 @@ from service import signin
 from workers import context
 
 
-def mail_link(email: str) -> bool:
-    """Mail the link if the address plays here and is under its limit; True when mailed."""
-    return signin.mail_link(context.store(), context.links(), email)
+def mail_link(email: str, join: list[str] | None = None) -> bool:
+    """Mail the link if the address plays here (or is to join a game by its link) and is under its
+    limit; True when mailed."""
+    return signin.mail_link(context.store(), context.links(), email, join)

@@ -193,7 +193,7 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
     seats = []
     for number, entry in enumerate(table.meta["seats"]):
         out = {"seat": number, "name": entry["name"], "bot": entry.get("bot"), "missed": entry.get("missed", 0),
-               "standin": entry.get("standin")}
+               "standin": entry.get("standin"), "open": games.seat_is_open(entry)}
         if role == "host" or (role == "seat" and seat == number):
             out["email"] = entry.get("email")
         seats.append(out)
@@ -210,7 +210,9 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
         "deadlines": table.meta["deadlines"], "seats": seats, "pending": table.pending,
         "view": table.game.view(table.state, seat), "result": table.game.result(table.state),
         "you": {"role": role, "seat": seat}, "paused_until": table.meta.get("paused_until"),
-        "pauses_left": games.MAX_PAUSES - table.meta["pauses_used"], **host_only,
+        "pauses_left": games.MAX_PAUSES - table.meta["pauses_used"],
+        "public": bool(table.meta.get("public")), "start_when_full": bool(table.meta.get("start_when_full")),
+        **host_only,
     }
 
 

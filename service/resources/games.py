@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from service import invitations
+from service import invitations, seats
 from service.resources.common import (ETAG, IF_NONE_MATCH, as_host, blueprint, caller, conditional, documented, etag,
                                       game_out, links, load_game, store)
 from service.schemas import CreatedOut, GameIn, GameOut
@@ -16,10 +16,12 @@ blp = blueprint("games", "Create a game and read it as a seat, the host or a spe
 @blp.response(201, CreatedOut, headers=ETAG)
 @documented(blp, "bad_seats", "duplicate_email", "bad_deadlines", "rules", body=True)
 def create_game(spec):
-    """Create a game in status open; the host starts it.
+    """Create a game in status open; the host starts it, or it starts when full.
 
     The answer holds, once, the host token and the tokens of seats without an address (to pass on
-    by hand). A seat with an address gets its way in by mail only: a single-use sign-in link.
+    by hand). A seat with an address gets its way in by mail only: a single-use sign-in link. An
+    open seat (`{"open": true}`) is taken by whoever opens the game's join link (`join` in the answer)
+    and signs in; a public game is listed in the lobby while a seat is open.
     Called with a player token, the game is hosted by that player's address as well: his token acts
     as the host, and his pages list the game. Every address the game makes us mail (seats, `host_email`)
     counts against the caller's limit of invitations, by client address and by his own address (429).
@@ -30,7 +32,8 @@ def create_game(spec):
         limit=current_app.extensions["palazzo.invite_limit"], client=request.remote_addr or "",
         creator=who.email if who.kind == "player" else None)
     host_view = game_out(table, as_host(table))
-    return {"game": host_view, "tokens": issued}, etag(table.version)
+    return {"game": host_view, "tokens": issued, "join": seats.link_of(links(), table, table.status)}, \
+        etag(table.version)
 
 
 @blp.route("/games/<game_id>", methods=["GET"])

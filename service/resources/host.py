@@ -26,9 +26,10 @@ def _answer(table: games.Table):
 
 @blp.route("/games/<game_id>/start", methods=["POST"])
 @blp.response(200, GameOut, headers=ETAG)
-@documented(blp, *HOST_CODES, "game_running", "game_paused", "game_finished", "game_cancelled")
+@documented(blp, *HOST_CODES, "seats_open", "game_running", "game_paused", "game_finished", "game_cancelled")
 def start_game(game_id):
-    """Start an open game: deadlines begin to run and bot seats move."""
+    """Start an open game: deadlines begin to run and bot seats move. Refused while a seat is open
+    (fill it with a bot, invite an address into it, or wait for the join link to fill it)."""
     return _answer(games.start(store(), _hosted(game_id)))
 
 
@@ -61,12 +62,16 @@ def cancel_game(game_id):
 @blp.route("/games/<game_id>/seats/<int:seat>", methods=["PUT"])
 @blp.arguments(SeatIn())
 @blp.response(200, SeatReplacedOut)
-@documented(blp, *HOST_CODES, "seat_not_found", "duplicate_email", "game_finished", "game_cancelled", body=True)
+@documented(blp, *HOST_CODES, "seat_not_found", "duplicate_email", "game_running", "game_paused", "game_finished",
+            "game_cancelled", body=True)
 def replace_seat(player, game_id, seat):
-    """Hand a seat to another player or a bot; the old seat token stops working at once.
+    """Hand a seat to another player or a bot, or open it; the old seat token stops working at once.
 
     A seat without an address gets a new token here, once, for the host to pass on; a seat with an
-    address gets a sign-in link by mail instead.
+    address gets a sign-in link by mail instead (an invitation, counted against the host's limit).
+    This fills an open seat too. `{"open": true}` removes the seat's player before the start (409
+    once started): the seat is open again and his links stop working. A game that starts when full
+    starts when this takes its last open seat.
     """
     table, token = invitations.replace_seat(store(), links(), _hosted(game_id), seat, player, **_asker())
     return {"seat": seat, "token": token, "game": game_out(table, caller())}

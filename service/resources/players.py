@@ -1,7 +1,9 @@
 """Players across games: whose turn it is (most urgent first), and signing in by a mailed link."""
 from __future__ import annotations
 
-from service import games, preferences, signin
+from flask import current_app, request
+
+from service import games, invitations, preferences, seats, signin
 from service.problems import Problem
 from service.resources.common import blueprint, caller, documented, links, store
 from service.schemas import AcceptedOut, PlayerOut, RedeemIn, SettingsIn, SettingsOut, SignInIn, TurnsOut
@@ -56,15 +58,22 @@ def set_my_settings(changes):
 @blp.route("/sign-in", methods=["POST"])
 @blp.arguments(SignInIn())
 @blp.response(202, AcceptedOut)
-@documented(blp, body=True, secured=False)
+@documented(blp, "bad_join_link", "join_link_expired", "join_link_revoked", "game_not_found", "game_over",
+            "game_full", body=True, secured=False)
 def request_sign_in(body):
-    """Mail a single-use sign-in link to this address if it plays here.
+    """Mail a single-use sign-in link to this address if it plays here, or to any address with `join`.
 
     Always 202 with the same body, whether or not a mail goes out (unknown address, or over the
     limit of 3 mails per address in 15 minutes), after the same work: a job decides, so neither the
-    answer nor its time reveals anything.
+    answer nor its time reveals anything. With `join`, a join link (checked first: refused when it
+    could seat nobody), the link is mailed to an address new here too, and counts as an invitation
+    from the caller's client address (429); in a browser it leads on to the join page.
     """
-    signin.send_link(store(), links(), body["email"])
+    join = None
+    if body.get("join"):
+        join = seats.for_sign_in(store(), links(), body["join"])
+        invitations.allow(store(), current_app.extensions["palazzo.invite_limit"], request.remote_addr or "", None, 1)
+    signin.send_link(store(), links(), body["email"], join)
     return {"status": "accepted"}
 
 

@@ -1,11 +1,12 @@
-"""`/new`: create a game from a form, as POST /api/v1/games does: seats with names and addresses or
-bots, the options, deadlines per kind of decision.
+"""`/new`: create a game from a form, as POST /api/v1/games does: seats with names and addresses,
+bots or open seats, the options, deadlines per kind of decision, public or not, and when it starts.
 
 The form is read into the API's own body and checked by its schema (`GameIn`), then created as the
 API creates it (`invitations.create`: every address mailed counts against the creator's limit);
 seats with an address get their sign-in link by mail. This browser becomes the game's host (the
 session keeps the grant; no token is shown) and lands on the host page. A signed-in creator hosts
-it from his address too; one who is not may give his address, which is mailed a host link.
+it from his address too; one who is not may give his address, which is mailed a host link. A game
+with open seats starts when full or by hand, never at once: its host page shows the join link.
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from service.web.pages import blueprint, render
 
 bp = blueprint("create_page", __name__)
 ROWS = 5
-PLAYERS = ("human", *BOTS)
+PLAYERS = ("human", *BOTS, "open")
+OPEN = "open"
 DEADLINES = [("setup", "keeping professions at the start"), ("auction", "choosing an item to auction"),
              ("bid", "each bid"), ("turn", "an action turn"), ("choice", "a choice after a purchase")]
 
@@ -44,6 +46,9 @@ def create() -> Response:
     visitor = session.current()
     try:
         spec = GameIn().load(body_from(values))
+        if values.get("start") == "true" and any(seat["open"] for seat in spec["seats"]):
+            return _form(values, ["A game with open seats cannot start at once: let it start when every seat is "
+                                  "taken, or start it yourself."], 422)
         table, _ = invitations.create(web_store(), web_links(), spec, min_deadline=current_app.config["MIN_DEADLINE"],
                                       limit=current_app.extensions["palazzo.invite_limit"],
                                       client=request.remote_addr or "", creator=visitor.email)
@@ -55,21 +60,28 @@ def create() -> Response:
     if values.get("start") == "true":
         games.start(web_store(), table)
         session.flash("The game is created and started.")
+    elif games.open_seats(table):
+        session.flash("The game is created. Pass its join link on: whoever opens it signs in and takes an open "
+                      "seat" + ("; it starts when every seat is taken." if spec["start_when_full"] else "."))
+    elif table.status == games.RUNNING:
+        session.flash("The game is created and started: every seat is taken.")
     else:
         session.flash("The game is created; start it when everyone is seated.")
     return redirect(url_for("host_page.host", game_id=table.id), 303)
 
 
 def body_from(values: Any) -> dict[str, Any]:
-    """The API's POST /games body the form describes: rows without a name are left out."""
+    """The API's POST /games body the form describes: rows without a name are left out, unless open
+    (an open row's name or address, if typed, is for the schema to refuse)."""
     seats = []
     for row in range(ROWS):
         name = values.get(f"name{row}", "").strip()
-        if not name:
-            continue
         player = values.get(f"player{row}", "human")
         email = values.get(f"email{row}", "").strip()
-        seats.append({"name": name, "email": email or None, "bot": None if player == "human" else player})
+        if player == OPEN:
+            seats.append({"open": True, **({"name": name} if name else {}), **({"email": email} if email else {})})
+        elif name:
+            seats.append({"name": name, "email": email or None, "bot": None if player == "human" else player})
     deadlines = {}
     for key, _ in DEADLINES:
         hours = values.get(f"deadline_{key}", "").strip()
@@ -80,6 +92,7 @@ def body_from(values: Any) -> dict[str, Any]:
         "options": {"bidding": "open" if values.get("bidding") == "open" else "step",
                     "auction_pass": values.get("auction_pass") == "true",
                     "shuffle_seats": values.get("shuffle_seats") == "true"},
+        "public": values.get("public") == "true", "start_when_full": values.get("start") == "full",
     }
     host_email = values.get("host_email", "").strip()
     if host_email:

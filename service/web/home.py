@@ -40,7 +40,7 @@ def games_of(visitor: session.Visitor, zone: str) -> list[dict[str, Any]]:
         host = access.is_host(visitor, head)
         if seat is None and not host:
             continue
-        names = [entry["name"] for entry in head.meta["seats"]]
+        names = [games.seat_name(entry) for entry in head.meta["seats"]]
         waiting = [{"name": names[d["seat"]], "me": d["seat"] == seat,
                     "what": tableau.waiting_for(head.meta, d["kind"]),
                     "due": tableau.due(d.get("deadline_at"), zone), "at": d.get("deadline_at") or "9999"}

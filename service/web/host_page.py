@@ -5,18 +5,19 @@ Each button posts to a route that calls the same host action as the API (`servic
 host only: the browser that created the game (its session holds the host grant) or one signed in
 with the address the host proved. A host who proved none can have a host link mailed to him here,
 so signing out never loses him his game. Seats without an address get a seat link here for the host
-to pass on, as the API hands him their tokens.
+to pass on, as the API hands him their tokens. The game's join link is here too, to pass on, renew
+or turn off, and before the start a player who joined can be removed (his seat opens again).
 """
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.bots import BOTS
-from service import games, invitations
+from service import games, invitations, seats
 from service.mail import phrases
 from service.mail import undelivered as undelivered_mail
 from service.problems import Problem
@@ -42,12 +43,13 @@ def host(game_id: str) -> Response:
 def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> Response:
     out = game_out(table, as_host(table))
     zone = "UTC"
-    seats = []
+    shown = []
     for seat in out["seats"]:
         entry = table.meta["seats"][seat["seat"]]
-        link = seat_url(web_links(), table, seat["seat"]) if not entry.get("bot") and not entry.get("email") else None
-        seats.append({**seat, "link": link})
-    names = [s["name"] for s in out["seats"]]
+        link = seat_url(web_links(), table, seat["seat"]) \
+            if not entry.get("bot") and not entry.get("email") and not games.seat_is_open(entry) else None
+        shown.append({**seat, "name": games.seat_name(entry), "link": link})
+    names = [s["name"] for s in shown]
     pending = [{"name": names[d["seat"]], "what": tableau.waiting_for(table.meta, d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
         if table.status in (games.RUNNING, games.PAUSED) else []
@@ -56,7 +58,8 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
                     "name": names[m["seat"]] if m["seat"] is not None else None} for m in out["undelivered"]]
     visitor = session.current()
     proved = games.host_address_of(table)
-    return render("host.html", status, game=out, seats=seats, pending=pending, problem=problem, undelivered=undelivered,
+    return render("host.html", status, game=out, seats=shown, pending=pending, problem=problem, undelivered=undelivered,
+                  join=seats.link_of(web_links(), table, table.status),
                   host_address=("yours" if proved and proved == visitor.email else "other" if proved else None),
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
                   paused_until=tableau.due(out["paused_until"], zone), bots=BOTS,
@@ -104,6 +107,37 @@ def replace(game_id: str, seat: int) -> Response:
     except Problem as problem:
         return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
     session.flash(f"Seat {seat + 1} is now {spec['name']}'s.")
+    return redirect(url_for("host_page.host", game_id=game_id), 303)
+
+
+@bp.route("/games/<game_id>/host/seats/<int:seat>/open", methods=["POST"])
+def remove(game_id: str, seat: int) -> Response:
+    """Remove a player before the start: his seat opens again, for the join link or the host to fill."""
+    return _changed(game_id, lambda table: seats.hand_over(web_store(), table, seat, {"open": True}),
+                    f"Seat {seat + 1} is open again.")
+
+
+@bp.route("/games/<game_id>/host/join-link/<change>", methods=["POST"])
+def join_link(game_id: str, change: str) -> Response:
+    """A new join link (the old one stops working), or none, as POST and DELETE /games/{id}/join-link do."""
+    if change not in ("new", "off"):
+        raise Problem("not_found", f"a join link cannot be {change!r}")
+    if change == "new":
+        return _changed(game_id, lambda table: seats.renew(web_store(), table),
+                        "A new join link: the old one no longer works.")
+    return _changed(game_id, lambda table: seats.revoke(web_store(), table),
+                    "The join link is off: nobody can join until you make a new one.")
+
+
+def _changed(game_id: str, change: Callable[[games.Table], Any], done: str) -> Response:
+    """A host's change of the game, then his page saying `done`; refused, his page says why."""
+    table = load_game(game_id)
+    access.host_only(session.current(), table)
+    try:
+        change(table)
+    except Problem as problem:
+        return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
+    session.flash(done)
     return redirect(url_for("host_page.host", game_id=game_id), 303)
 
 

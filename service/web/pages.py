@@ -82,6 +82,9 @@ _headings = {
     "bad_link": "This link does not work", "link_expired": "This link has expired",
     "link_used": "This link was used already", "forbidden": "This form has expired",
     "game_not_found": "No such game", "not_a_seat": "Not your seat", "host_only": "For the host only",
+    "bad_join_link": "This join link does not work", "join_link_expired": "This join link has expired",
+    "join_link_revoked": "This join link was turned off", "game_over": "This game is over",
+    "game_full": "This game is full",
 }
 
 

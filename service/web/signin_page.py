@@ -4,6 +4,8 @@ The link page only shows a button on GET (mail scanners open links, and a link w
 POST uses up the link through `signin.redeem_address`, the API's own path, keeps the address it
 proved in a new session (service.web.session) and redirects to the player's games, so the link
 leaves the address bar and the history at once. No token is ever shown or kept by the browser.
+A link asked for from a join page leads back there instead: the page is this site's own, rebuilt
+from the game and join id the signed link names, never an address taken from the request.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from marshmallow import ValidationError
 from service import signin, web
 from service.problems import Problem
 from service.schemas import SignInIn
-from service.web import session
+from service.web import join_page, session
 from service.web.pages import blueprint, render
 
 bp = blueprint("sign_in_page", __name__)
@@ -28,12 +30,12 @@ def confirm() -> Response:
 @bp.route(signin.PAGE, methods=["POST"])
 def sign_in() -> Response:
     try:
-        email = signin.redeem_address(web.store(), web.links(), request.form.get("link", "")[:LINK_CHARS])
+        email, join = signin.redeem_link(web.store(), web.links(), request.form.get("link", "")[:LINK_CHARS])
     except Problem as problem:
         return render("sign_in.html", problem.status, link="", error=problem, mailed=False)
     session.sign_in(email=email)
     session.flash("You are signed in.")
-    return redirect(url_for("home_page.home"), 303)
+    return redirect(join_page.join_url(*join) if join else url_for("home_page.home"), 303)
 
 
 @bp.route(f"{signin.PAGE}/mail", methods=["POST"])

@@ -52,7 +52,9 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
     "game_paused": lambda e, who: f"The host paused the game until {e['until']}.",
     "game_resumed": lambda e, who: "The game goes on.",
     "game_cancelled": lambda e, who: "The host cancelled the game.",
-    "seat_replaced": lambda e, who: f"{e['name']} now plays seat {e['seat'] + 1}.",
+    "seat_replaced": lambda e, who: (f"{e['name']} joined at seat {e['seat'] + 1}." if e.get("joined")
+                                     else f"{e['name']} now plays seat {e['seat'] + 1}."),
+    "seat_opened": lambda e, who: f"Seat {e['seat'] + 1} is open.",
     "timeout": lambda e, who: f"Time ran out for {who(e['seat'])} ({name(e['kind'])}); the default was played.",
     "professions_kept": _kept,
     "round_started": lambda e, who: f"Round {e['round']} begins; {who(e['start_player'])} chooses first.",

@@ -30,7 +30,7 @@ def waiting_for(meta: dict[str, Any], kind: str) -> str:
 
 
 def names_of(table: Table) -> list[str]:
-    return [entry["name"] for entry in table.meta["seats"]]
+    return [games.seat_name(entry) for entry in table.meta["seats"]]
 
 
 def time_zone(store: Store, table: Table, reader: int | None) -> str:
