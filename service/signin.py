@@ -54,7 +54,8 @@ def invite(store: Store, links: Links, invitation: dict[str, Any]) -> bool:
         return False
     url, signed = _link(links, invitation["email"])
     store.followups.send_mail(store, render.invitation(invitation["email"], invitation["name"], invitation["seat"],
-                                                       invitation["game"], url, signed, domain_of(links.base_url)))
+                                                       invitation["game"], url, signed, domain_of(links.base_url),
+                                                       title=invitation["title"]))
     return True
 
 
@@ -68,7 +69,7 @@ def mail_host_link(store: Store, links: Links, email: str, table: games.Table) -
     signed = links.sign(PURPOSE, {"e": digest, "n": secrets.token_urlsafe(12), "g": table.id,
                                   "h": table.meta["host"]})
     store.followups.send_mail(store, render.host_link(email, table.id, links.url(PAGE, link=signed), signed,
-                                                      domain_of(links.base_url)))
+                                                      domain_of(links.base_url), title=games.title_of(table)))
     return True
 
 
