@@ -85,6 +85,7 @@ def generated(tmp_path_factory):
             start_game=importlib.import_module(f"{PACKAGE}.api.host.start_game"),
             list_legal_moves=importlib.import_module(f"{PACKAGE}.api.moves.list_legal_moves"),
             submit_move=importlib.import_module(f"{PACKAGE}.api.moves.submit_move"),
+            list_my_games=importlib.import_module(f"{PACKAGE}.api.players.list_my_games"),
         )
     finally:
         sys.path.remove(str(output))
@@ -140,9 +141,10 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
 
     body = m.GameIn(game=m.GameInGame.PRINCES_OF_FLORENCE, seed=SEED,
                     options=m.PrincesOfFlorenceOptions(bidding=m.PrincesOfFlorenceOptionsBidding.STEP),
-                    seats=[m.SeatIn(name=name) for name in ("Ann", "Bea", "Cid")])
+                    seats=[m.SeatIn(name=name) for name in ("Ann", "Bea", "Cid")], title="Ann's table")
     created = _ok(gen.create_game.sync_detailed(client=spectator, body=body), 201, m.CreatedOut)
     assert isinstance(created.game, m.GameOut) and created.game.status == m.GameOutStatus.OPEN
+    assert created.game.title == "Ann's table"
     assert created.game.options.to_dict()["seats"] == 3, "the seats listed decide, not the options' default"
     game_id = created.game.id
     seat_tokens = {entry.seat: entry.token for entry in created.tokens.seats}
@@ -230,3 +232,7 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
     assert best == 1 and sorted(game.result.winners) == [s.seat for s in scores if s.rank == 1]
     assert view.phase == m.PrincesOfFlorenceViewPhase.OVER
     assert [p.prestige for p in view.players] == [s.prestige for s in scores]
+    mine = _ok(gen.list_my_games.sync_detailed(client=seats[1]), 200, m.MyGamesOut)
+    [listed] = mine.games
+    assert isinstance(listed, m.MyGameOut) and listed.title == "Ann's table" and listed.seat == 1
+    assert isinstance(listed.result, m.MyResultOut) and listed.result.rank == scores[1].rank
