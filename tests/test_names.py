@@ -122,6 +122,10 @@ def test_the_invitation_names_the_game_and_the_seat_from_one(app, client):
     assert handed.status_code == 200
     [handover] = _outbox(app, "eve@example.org", "invitation")
     assert handover["subject"] == "You have a seat in “Friday night” · Palazzo" and "seat 3 in" in handover["text"]
+    from service import signin  # an invitation made elsewhere, without the title: read from the game
+    signin.invite(app.extensions["palazzo.store"], app.extensions["palazzo.links"],
+                  {"email": "eve@example.org", "name": "Eve", "game": created["game"]["id"], "seat": 2})
+    assert _outbox(app, "eve@example.org", "invitation")[-1]["subject"] == handover["subject"]
 
 
 def test_a_decision_mail_and_the_seat_page_name_the_game(app, client):
