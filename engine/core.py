@@ -98,6 +98,20 @@ def word(game: Game, thing: str) -> str:
     return words(thing) if words is not None else thing
 
 
+class Ranked(Protocol):
+    """Optional for a game (`standings` asks it): each seat's place in a finished game's result, in
+    one shape for every game, for what lists a player's games and his result in each."""
+
+    def standings(self, result: dict[str, Any]) -> list[dict[str, Any]]:
+        """``[{"seat", "rank", "score"}]`` from `result` (rank 1 wins; `score` in the game's own points)."""
+
+
+def standings(game: Game, result: dict[str, Any] | None) -> list[dict[str, Any]] | None:
+    """Each seat's rank and score in `result`; None before the end or for a game that is not `Ranked`."""
+    ranked = getattr(game, "standings", None)
+    return ranked(result) if ranked is not None and result is not None else None
+
+
 class Fillable(Protocol):
     """Optional for a game: listed moves whose list field the seat fills in (`fills` asks a game for them).
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
-from engine.core import IllegalMove, get_game, redact
-from service import deadlines, lobby, tokens
+from engine.core import IllegalMove, get_game, redact, word
+from service import deadlines, lobby, titles, tokens
 from service.problems import Problem
 from service.store import Committed, Store, dumps, email_key, feed_channel, game_key, loads, lobby_key, token_key
 
@@ -91,6 +91,40 @@ def created_ms(head: Seated) -> int:
     return head.meta.get("created_ms") or int(deadlines.parse(head.meta["created_at"]).timestamp() * 1000)
 
 
+def title_of(game: Seated) -> str:
+    """The game's name as people read it, in every mail, page and list (a Table or a Head): the title
+    its host gave it, or, for a game created before titles were kept, the default it would have got."""
+    return game.meta.get("title") or default_title(game.meta)
+
+
+def default_title(meta: dict[str, Any]) -> str:
+    """"<host name>'s game" for a game whose host gave it no title. The host's name is his seat's when
+    the address he proved sits at the table. A host who proved none (he created the game without
+    signing in) is taken to be the first person he listed, as a creator lists himself first and
+    passes the other seats on. A host who plays no seat, a table of bots alone, or a name that may not
+    stand in a title (`titles.fault`: one that reads as a link): "A game of <game>"."""
+    seats = meta["seats"]
+    host = meta.get("host_email_hash")
+    if host:
+        candidates = [entry for entry in seats if entry.get("email_hash") == host]
+    else:
+        order = (meta.get("setup") or {}).get("seat_order") or list(range(len(seats)))
+        candidates = [seats[seat] for seat in sorted(range(len(seats)), key=lambda seat: order[seat])
+                      if not seats[seat].get("bot")]
+    name = next((entry["name"] for entry in candidates if entry.get("name")), None)
+    if name and titles.fault(f"{name}'s game") is None:
+        return f"{name}'s game"
+    return f"A game of {game_words(meta['game'])}"
+
+
+def game_words(name: str) -> str:
+    """What people call a game ("Princes of Florence"): its own word for its id, else the id."""
+    try:
+        return word(get_game(name), name)
+    except (IllegalMove, KeyError):
+        return name
+
+
 @dataclass
 class Table(Seated):
     """One hosted game as loaded from Redis at one revision (the engine object is `game`).
@@ -130,36 +164,84 @@ LOAD_FIELDS = ("meta", "state", "pending", "private_moves")
 
 @dataclass
 class Head(Seated):
-    """What a list of games shows of each: read without its state, in one round trip for all."""
+    """What a list of games shows of each: read without its state, in one round trip for all.
+    `result` is the game's result once it is finished (kept beside the state at the end)."""
 
     id: str
     version: int
     status: str
     pending: list[dict[str, Any]]
     meta: dict[str, Any]
+    result: dict[str, Any] | None = None
+
+
+HEAD_FIELDS = ["version", "status", "pending", "meta", "result"]
 
 
 def heads(store: Store, game_ids: list[str]) -> dict[str, Head]:
     """The heads of the games that exist among `game_ids`, pipelined (not a transaction: on a Redis
-    Cluster the games lie in many slots)."""
+    Cluster the games lie in many slots). A game finished before its result was kept beside its state
+    has it read from the state, in one more round trip for all such games."""
     with store.redis.pipeline(transaction=False) as pipe:
-        for game_id in game_ids:
-            pipe.hmget(game_key(game_id, "game"), ["version", "status", "pending", "meta"])
+        for game_id in dict.fromkeys(game_ids):
+            pipe.hmget(game_key(game_id, "game"), HEAD_FIELDS)
         answers = pipe.execute()
-    return {game_id: Head(game_id, int(version), status, loads(pending), loads(meta))
-            for game_id, (version, status, pending, meta) in zip(game_ids, answers) if version is not None}
+    found = {game_id: Head(game_id, int(version), status, loads(pending), loads(meta),
+                           loads(result) if result else None)
+             for game_id, (version, status, pending, meta, result) in zip(dict.fromkeys(game_ids), answers)
+             if version is not None}
+    _results_from_state(store, [head for head in found.values() if head.status == FINISHED and head.result is None])
+    return found
 
 
-def seats_held(store: Store, email_hash: str) -> dict[str, tuple[int, Head]]:
-    """The seats an address holds, by game: its index (one key per player), checked against each game.
+def _results_from_state(store: Store, finished: list[Head]) -> None:
+    """Fill in the result of games finished before it was kept beside the state, from their states."""
+    if not finished:
+        return
+    with store.redis.pipeline(transaction=False) as pipe:
+        for head in finished:
+            pipe.hget(game_key(head.id, "game"), "state")
+        states = pipe.execute()
+    for head, state in zip(finished, states):
+        try:
+            head.result = get_game(head.meta["game"]).result(loads(state)) if state else None
+        except IllegalMove:  # a game no longer served
+            head.result = None
+
+
+def indexed(store: Store, email_hash: str) -> tuple[list[tuple[str, int]], list[str]]:
+    """What an address's index names, in one round trip: (game, seat) of each seat it was given and
+    the games it hosts. Unchecked: see `seats_in` and `hosted_in`."""
+    with store.redis.pipeline(transaction=False) as pipe:
+        pipe.smembers(email_key(email_hash, "seats"))
+        pipe.smembers(email_key(email_hash, "hosts"))
+        seats, hosts = pipe.execute()
+    return [(game_id, int(seat)) for game_id, seat in (member.rsplit(":", 1) for member in seats)], sorted(hosts)
+
+
+def seats_in(found: dict[str, Head], members: list[tuple[str, int]], email_hash: str) -> dict[str, tuple[int, Head]]:
+    """The seats among `members` (from `indexed`) that the games as read still give the address.
 
     The index is written before a game exists and cleaned after a seat changes hands, so an entry
     counts only while its game still names the address.
     """
+    return {game_id: (seat, found[game_id]) for game_id, seat in members
+            if game_id in found and 0 <= seat < len(found[game_id].meta["seats"])
+            and found[game_id].meta["seats"][seat].get("email_hash") == email_hash}
+
+
+def hosted_in(found: dict[str, Head], hosts: list[str], email_hash: str) -> dict[str, Head]:
+    """The games among `hosts` (from `indexed`) that the address still hosts (its index may keep a game
+    it no longer hosts)."""
+    return {game_id: found[game_id] for game_id in hosts
+            if game_id in found and host_address_of(found[game_id]) == email_hash}
+
+
+def seats_held(store: Store, email_hash: str) -> dict[str, tuple[int, Head]]:
+    """The seats an address holds, by game: its index (one key per player), checked against each game."""
     members = [member.rsplit(":", 1) for member in store.redis.smembers(email_key(email_hash, "seats"))]
-    found = heads(store, [game_id for game_id, _ in members])
-    return {game_id: (int(seat), found[game_id]) for game_id, seat in members
-            if game_id in found and found[game_id].meta["seats"][int(seat)].get("email_hash") == email_hash}
+    members = [(game_id, int(seat)) for game_id, seat in members]
+    return seats_in(heads(store, [game_id for game_id, _ in members]), members, email_hash)
 
 
 def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) -> Table:
@@ -250,6 +332,9 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
         "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
         "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
     }
+    meta["title"] = spec.get("title") or default_title(meta)
+    for invite in invitations:
+        invite["title"] = meta["title"]
     pending = [{**d, "deadline_at": None, "since": 1} for d in game.pending(state)]
     store.create(game_id, {"meta": dumps(meta), "state": dumps(state), "pending": dumps(pending), "status": OPEN},
                  [feed_entry(1, None, {"type": "game_created", "game": game.name, "seats": len(seats)})])
@@ -292,12 +377,6 @@ def _index_host(pipe, game_id: str, email_hash: str) -> None:
 def host_address_of(head: Seated) -> str | None:
     """The hash of the address the host proved, if he did (a game's host may also be only a token)."""
     return head.meta.get("host_email_hash")
-
-
-def hosted_by(store: Store, email_hash: str) -> dict[str, Head]:
-    """The games an address hosts, checked against each game (its index may keep a game it no longer hosts)."""
-    found = heads(store, sorted(store.redis.smembers(email_key(email_hash, "hosts"))))
-    return {game_id: head for game_id, head in found.items() if host_address_of(head) == email_hash}
 
 
 def prove_host(store: Store, table: Table, host_id: str, email_hash: str) -> Table:
@@ -407,6 +486,12 @@ def resume(store: Store, table: Table) -> Table:
     return table
 
 
+def rename(store: Store, table: Table, title: str) -> Table:
+    """Give the game another title (checked by the caller's schema): a public change, in the feed."""
+    return _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "title": title},
+                        event={"type": "game_renamed", "title": title})
+
+
 def cancel(store: Store, table: Table) -> Table:
     return _host_change(store, table, (OPEN, RUNNING, PAUSED), status=CANCELLED,
                         event={"type": "game_cancelled"})
@@ -448,6 +533,8 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], 
         _drop_seat_keys(store, table.id, seat, entry, keep_email=old.get("email_hash"))
         raise
     _drop_seat_keys(store, table.id, seat, old, keep_email=entry.get("email_hash"))
+    if invite:
+        invite["title"] = title_of(table)
     return start_if_full(store, table), token, None if proved else invite
 
 

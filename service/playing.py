@@ -49,8 +49,9 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     revision: no version, no event, and the log gets it only before the next public move. With
     `answer`, the document it builds from the new table is stored under `idempotency_key` in the same
     atomic step; `also` rides along in the commit's round trip (`Store.commit`). Without `follow`, the
-    caller tells the followups itself (after several moves of one turn, say). Raises Problem(422)
-    with the engine's code for an illegal move.
+    caller tells the followups itself (after several moves of one turn, say). The move that ends the
+    game keeps its result beside the state, where lists of games read it (`games.Head`). Raises
+    Problem(422) with the engine's code for an illegal move.
     """
     if table.status != RUNNING:
         raise refused(Committed("status", table.version, table.status))
@@ -59,7 +60,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     except IllegalMove as error:
         raise Problem.of_rules(error) from None
     now = deadlines.now()
-    status = FINISHED if table.game.result(state) is not None else RUNNING
+    result = table.game.result(state)
+    status = FINISHED if result is not None else RUNNING
     decisions = table.game.pending(state)
     private = (table.game.move_types[move["type"]].get("private", False) and status == RUNNING
                and [(d["seat"], d["kind"]) for d in decisions] == [(d["seat"], d["kind"]) for d in table.pending])
@@ -91,7 +93,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     outcome = store.commit(
         table.id, table.rev, statuses=(RUNNING,), public=not private,
         fields={"state": dumps(state), "pending": dumps(pending), "status": status,
-                "private_moves": dumps(private_moves), **({"meta": dumps(meta)} if meta else {})},
+                "private_moves": dumps(private_moves), **({"meta": dumps(meta)} if meta else {}),
+                **({"result": dumps(result)} if result is not None else {})},
         log=log, events=stored, idempotency=idempotency, also=also,
         wake=deadlines.wake_at(new, now, store.compact_after),
     )

@@ -5,13 +5,15 @@ from email_validator import EmailNotValidError, validate_email
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.bots import BOTS
-from service import zones
+from service import titles, zones
 from service.preferences import MAIL_CHOICES
 from service.vocabulary import (Choice, Deadlines, EventDoc, GameDoc, GameName, GameTerm, MoveField, MoveFields,
                                 MovePart, StrictBoolean)
 
 STATUSES = ["open", "running", "paused", "finished", "cancelled"]
 DEADLINE_SECONDS = (1, 30 * 24 * 3600)
+SEAT_NUMBER = ("The seat's number from 0, as the API counts seats everywhere (paths too); mails and pages "
+               "number seats from 1 for people, so seat 0 is their seat 1.")
 PRINTABLE = validate.Regexp(r"^[^\x00-\x1f\x7f-\x9f]*$", error="No control characters.")
 
 
@@ -41,6 +43,17 @@ class ProblemSchema(Schema):
     current_version = Int()
     retry_after = Int()
     errors = fields.Dict()
+
+
+class Title(fields.String):
+    """A game's title as its host types it, trimmed, and checked by `titles.fault`."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        fault = titles.fault(text)
+        if fault:
+            raise ValidationError(fault)
+        return text
 
 
 ADDRESS_RULE = ("Checked by email-validator without DNS: special-use and reserved domains (.test, "
@@ -102,6 +115,11 @@ class GameIn(Schema):
     seed = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
     setup = GameDoc("setup", load_default=None, allow_none=True,
                     metadata={"description": "An explicit setup instead of one drawn from the seed."})
+    title = Title(load_default=None, allow_none=True, validate=validate.Length(min=1, max=titles.LONGEST),
+                  metadata={"description": "The game's name in every mail, page and list. Default: \"<name>'s "
+                                           "game\" with the name of the seat the caller's player token holds, "
+                                           "or without one of the first person listed; else \"A game of "
+                                           "<game>\". " + titles.RULE})
     host_email = Address(load_default=None, allow_none=True, validate=validate.Length(max=254),
                          metadata={"format": "email", "description": (
                              "The host's own address, when he calls without a player token: a host link is "
@@ -116,7 +134,7 @@ class GameIn(Schema):
 
 @always_present("email", "bounced")
 class SeatOut(Schema):
-    seat = Int(metadata={"description": "0-based; people read seat numbers from 1."})
+    seat = Int(metadata={"description": SEAT_NUMBER})
     name = fields.String(allow_none=True, metadata={"description": "The player's name; null for an open seat."})
     open = fields.Boolean(metadata={"description": "Nobody holds the seat: the join link takes it."})
     bot = Choice("Bot", BOTS, allow_none=True, metadata={"description": "The bot that plays this seat, if one does."})
@@ -130,7 +148,7 @@ class SeatOut(Schema):
 
 @always_present()
 class PendingOut(Schema):
-    seat = Int()
+    seat = Int(metadata={"description": SEAT_NUMBER})
     kind = GameTerm("decision_kind")
     deadline = fields.String(allow_none=True)
     deadline_at = fields.String(allow_none=True, metadata={"description": "UTC ISO time; null until started."})
@@ -141,14 +159,15 @@ class PendingOut(Schema):
 @always_present()
 class YouOut(Schema):
     role = fields.String(validate=validate.OneOf(["seat", "host", "spectator"]))
-    seat = Int(allow_none=True)
+    seat = Int(allow_none=True, metadata={"description": SEAT_NUMBER + " Null for the host and spectators."})
 
 
 @always_present()
 class UndeliveredOut(Schema):
     at = Int(allow_none=True, metadata={"description": "When it was given up, in seconds since 1970 (UTC); "
                                                         "null for entries kept before times were."})
-    seat = Int(allow_none=True, metadata={"description": "The seat it was for; null for mail to no seat."})
+    seat = Int(allow_none=True, metadata={"description": "The seat it was for, numbered from 0; null for mail to "
+                                                        "no seat."})
     to = fields.String()
     kind = fields.String(metadata={"description": "What the mail was, e.g. your_turn."})
     reason = fields.String(metadata={"description": "Why it did not arrive, in our words with the provider's "
@@ -158,7 +177,8 @@ class UndeliveredOut(Schema):
 @always_present()
 class ReplyNoteOut(Schema):
     at = Int(metadata={"description": "When the reply was read, in seconds since 1970 (UTC)."})
-    seat = Int(allow_none=True, metadata={"description": "The seat it was played for; null when it reached none."})
+    seat = Int(allow_none=True, metadata={"description": "The seat it was played for, numbered from 0; null when "
+                                                        "it reached none."})
     status = fields.String(metadata={"description": "What became of it, e.g. played or refused."})
 
 
@@ -166,6 +186,7 @@ class ReplyNoteOut(Schema):
 class GameOut(Schema):
     id = fields.String()
     game = fields.String()
+    title = fields.String(metadata={"description": "The game's name, as people read it everywhere."})
     status = fields.String(validate=validate.OneOf(STATUSES))
     version = Int()
     created_at = fields.String()
@@ -189,7 +210,7 @@ class GameOut(Schema):
 
 @always_present()
 class SeatTokenOut(Schema):
-    seat = Int()
+    seat = Int(metadata={"description": SEAT_NUMBER})
     token = fields.String()
 
 
@@ -305,7 +326,7 @@ class FreeMove(Schema):
 @always_present()
 class LegalMovesOut(Schema):
     version = Int()
-    seat = Int()
+    seat = Int(metadata={"description": SEAT_NUMBER})
     pending = fields.List(fields.Nested(PendingOut))
     moves = fields.List(fields.Nested(LabelledMove))
     free = fields.List(fields.Nested(FreeMove))
@@ -321,7 +342,8 @@ class EventOut(Schema):
     seq = Int()
     version = Int()
     at = fields.String()
-    by = Int(allow_none=True)
+    by = Int(allow_none=True, metadata={"description": "The seat that moved (numbered from 0); null for the host "
+                                                       "or the service."})
     timeout = fields.Boolean()
     event = EventDoc()
 
@@ -357,7 +379,8 @@ class EventPageOut(Schema):
 class TurnOut(Schema):
     game_id = fields.String()
     game = fields.String()
-    seat = Int()
+    title = fields.String(metadata={"description": "The game's name, as people read it everywhere."})
+    seat = Int(metadata={"description": SEAT_NUMBER})
     kind = GameTerm("decision_kind")
     deadline_at = fields.String(allow_none=True)
     version = Int()
@@ -366,6 +389,63 @@ class TurnOut(Schema):
 @always_present()
 class TurnsOut(Schema):
     turns = fields.List(fields.Nested(TurnOut))
+
+
+@always_present("deadline_at")
+class WaitingOut(Schema):
+    seat = Int(metadata={"description": SEAT_NUMBER})
+    name = fields.String(metadata={"description": "The seat's player."})
+    kind = GameTerm("decision_kind")
+    deadline_at = fields.String(allow_none=True, metadata={"description": "UTC ISO time."})
+    yours = fields.Boolean(metadata={"description": "Whether it is the caller's own decision."})
+
+
+@always_present()
+class MyResultOut(Schema):
+    rank = Int(allow_none=True, metadata={"description": "The caller's place, 1 for a win (a shared place "
+                                                         "repeats); null for a host without a seat."})
+    score = Int(allow_none=True, metadata={"description": "The caller's score in the game's own points "
+                                                          "(prestige points); null without a seat."})
+    winners = fields.List(fields.String(), metadata={"description": "The names of the seats ranked first."})
+
+
+@always_present()
+class MyGameOut(Schema):
+    game_id = fields.String()
+    game = fields.String()
+    title = fields.String(metadata={"description": "The game's name, as people read it everywhere."})
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    version = Int()
+    created_at = fields.String(allow_none=True)
+    seat = Int(allow_none=True, metadata={"description": SEAT_NUMBER + " Null in a game the caller only hosts."})
+    name = fields.String(allow_none=True, metadata={"description": "The caller's seat's name."})
+    host = fields.Boolean(metadata={"description": "Whether the caller hosts the game."})
+    players = fields.List(fields.String(), metadata={"description": "Every seat's name, in seat order."})
+    waiting = fields.List(fields.Nested(WaitingOut), metadata={
+        "description": "The decisions the game waits on (while it runs), the caller's own marked `yours`."})
+    your_turn = fields.Boolean(metadata={"description": "Whether one of `waiting` is the caller's."})
+    result = fields.Nested(MyResultOut, allow_none=True, metadata={
+        "description": "Once the game is finished: the caller's rank and score, and who won."})
+
+
+@always_present()
+class MyGamesOut(Schema):
+    games = fields.List(fields.Nested(MyGameOut), metadata={
+        "description": "Games waiting for the caller first (most urgent first), then running, paused, open, "
+                       "finished and cancelled ones, newest first within each."})
+    total = Int(metadata={"description": "How many games the caller has in all."})
+    next_offset = Int(allow_none=True, metadata={"description": "Pass as ?offset= for the next page; null "
+                                                                "on the last one."})
+
+
+class MyGamesQuery(Schema):
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=100_000))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=100))
+
+
+class TitleIn(Schema):
+    title = Title(required=True, validate=validate.Length(min=1, max=titles.LONGEST),
+                  metadata={"description": titles.RULE})
 
 
 class OrdersIn(Schema):
@@ -412,7 +492,7 @@ class PauseIn(Schema):
 
 @always_present()
 class SeatReplacedOut(Schema):
-    seat = Int()
+    seat = Int(metadata={"description": SEAT_NUMBER})
     token = fields.String(allow_none=True, metadata={"description": "The new seat's token when it has no address."})
     game = fields.Nested(GameOut)
 

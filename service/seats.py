@@ -202,7 +202,7 @@ def lobby_page(store: Store, links: Links, after: str | None, limit: int) -> tup
 def listed(links: Links, head: games.Head | Table) -> dict[str, Any]:
     """A public game as the lobby shows it before anyone joins: what it is, who sits where, its link."""
     meta = head.meta
-    return {"id": head.id, "title": meta.get("title") or head.id, "game": meta["game"], "status": head.status,
+    return {"id": head.id, "title": games.title_of(head), "game": meta["game"], "status": head.status,
             "created_at": meta["created_at"], "options": meta["options"], "deadlines": meta["deadlines"],
             "missed_turns": meta["missed_turns"], "start_when_full": bool(meta.get("start_when_full")),
             "open_seats": len(games.open_seats(head)),

@@ -54,13 +54,16 @@ def mail_link(store: Store, links: Links, email: str, join: list[str] | None = N
 
 
 def invite(store: Store, links: Links, invitation: dict[str, Any]) -> bool:
-    """Mail a seated player his way in: the seat is his once he opens the link."""
+    """Mail a seated player his way in: the seat is his once he opens the link. The invitation names
+    the game's title (`games.create` and `games.replace_seat` put it in; else it is read from the game)."""
     digest = tokens.email_hash(invitation["email"])
     if ratelimit.hit(store.redis, INVITES_PER_ADDRESS, "invite-mail", digest) is not None:
         return False
     url, signed = _link(links, invitation["email"])
+    title = invitation.get("title") or games.title_of(games.heads(store, [invitation["game"]])[invitation["game"]])
     store.followups.send_mail(store, render.invitation(invitation["email"], invitation["name"], invitation["seat"],
-                                                       invitation["game"], url, signed, domain_of(links.base_url)))
+                                                       invitation["game"], url, signed, domain_of(links.base_url),
+                                                       title=title))
     return True
 
 
@@ -74,7 +77,7 @@ def mail_host_link(store: Store, links: Links, email: str, table: games.Table) -
     signed = links.sign(PURPOSE, {"e": digest, "n": secrets.token_urlsafe(12), "g": table.id,
                                   "h": table.meta["host"]})
     store.followups.send_mail(store, render.host_link(email, table.id, links.url(PAGE, link=signed), signed,
-                                                      domain_of(links.base_url)))
+                                                      domain_of(links.base_url), title=games.title_of(table)))
     return True
 
 

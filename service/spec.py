@@ -143,6 +143,9 @@ def describe_games(api: Any, served: list[Any]) -> None:
             replacement = _one_of([_ref(field.component)], nullable)
         elif isinstance(field, GameName):
             return {"enum": [game.name for game in served]}
+        elif ret.get("anyOf") and {"type": "object", "nullable": True} in ret["anyOf"]:
+            # a nested schema or null: apispec's null part would admit any object
+            replacement = _one_of([option for option in ret["anyOf"] if option.get("nullable") is not True], True)
         else:
             return {}
         kept = {key: ret[key] for key in ("description", "default") if key in ret}

@@ -189,6 +189,7 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
                 call("GET", f"/api/v1/games/{game_id}/events?after={max(0, number * 2 - 10)}&limit=20", token)
             call("GET", "/api/v1/me/turns", ann)
             call("GET", "/api/v1/me/turns", bea)
+            call("GET", "/api/v1/me/games", ann)
         if number == 3:
             assert call("PUT", f"/api/v1/games/{game_id}/orders", ann,
                         json={"limits": {"juggler": 700, "lake": 300}, "step_out_otherwise": True}).status_code == 200
@@ -211,6 +212,8 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
             assert seen["undelivered"][0]["reason"] == "the provider refused it (400)" and [r["status"] for r in seen["replies"]] == \
                 ["played", "ignored"] and "detail" not in seen["replies"][0]
         if number == 12:
+            assert call("PUT", f"/api/v1/games/{game_id}/title", host, json={"title": "Ann's Friday"}).status_code == 200
+            assert call("PUT", f"/api/v1/games/{game_id}/title", host, json={"title": "a\nb"}).status_code == 422
             handed = call("PUT", f"/api/v1/games/{game_id}/seats/1", host, json={"name": "Cy"})
             token_of[1] = handed.get_json()["token"]
             assert call("GET", f"/api/v1/games/{game_id}", bea).status_code == 401
@@ -219,6 +222,8 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
     assert final["result"] is not None and final["pending"] == []
     everything = call("GET", f"/api/v1/games/{game_id}/events?limit=500", ann).get_json()
     assert everything["events"] and all(isinstance(e["event"]["type"], str) for e in everything["events"])
+    [mine] = call("GET", "/api/v1/me/games?limit=5", ann).get_json()["games"]
+    assert mine["title"] == "Ann's Friday" and mine["result"]["rank"] in (1, 2, 3)
     assert call("POST", f"/api/v1/games/{game_id}/cancel", host).status_code == 409
     unplayed = call("POST", "/api/v1/games", json={"seats": [{"name": n} for n in ("Xu", "Yo", "Zed")]}).get_json()
     assert call("POST", f"/api/v1/games/{unplayed['game']['id']}/cancel", unplayed["tokens"]["host"]).status_code == 200

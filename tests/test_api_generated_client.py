@@ -94,6 +94,7 @@ def generated(tmp_path_factory):
             redeem_sign_in=importlib.import_module(f"{PACKAGE}.api.players.redeem_sign_in"),
             join_game=importlib.import_module(f"{PACKAGE}.api.seats.join_game"),
             list_lobby=importlib.import_module(f"{PACKAGE}.api.seats.list_lobby"),
+            list_my_games=importlib.import_module(f"{PACKAGE}.api.players.list_my_games"),
         )
     finally:
         sys.path.remove(str(output))
@@ -169,9 +170,10 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
 
     body = m.GameIn(game=m.GameInGame.PRINCES_OF_FLORENCE, seed=SEED, public=True,
                     options=m.PrincesOfFlorenceOptions(bidding=m.PrincesOfFlorenceOptionsBidding.STEP),
-                    seats=[m.SeatIn(name="Ann"), m.SeatIn(name="Bea"), m.SeatIn(open_=True)])
+                    seats=[m.SeatIn(name="Ann"), m.SeatIn(name="Bea"), m.SeatIn(open_=True)], title="Ann's table")
     created = _ok(gen.create_game.sync_detailed(client=spectator, body=body), 201, m.CreatedOut)
     assert isinstance(created.game, m.GameOut) and created.game.status == m.GameOutStatus.OPEN
+    assert created.game.title == "Ann's table"
     assert created.game.options.to_dict()["seats"] == 3, "the seats listed decide, not the options' default"
     assert created.game.seats[2].open_ and created.game.seats[2].name is None
     game_id = created.game.id
@@ -265,3 +267,7 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
     assert best == 1 and sorted(game.result.winners) == [s.seat for s in scores if s.rank == 1]
     assert view.phase == m.PrincesOfFlorenceViewPhase.OVER
     assert [p.prestige for p in view.players] == [s.prestige for s in scores]
+    mine = _ok(gen.list_my_games.sync_detailed(client=seats[1]), 200, m.MyGamesOut)
+    [listed] = mine.games
+    assert isinstance(listed, m.MyGameOut) and listed.title == "Ann's table" and listed.seat == 1
+    assert isinstance(listed.result, m.MyResultOut) and listed.result.rank == scores[1].rank

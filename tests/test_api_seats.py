@@ -180,7 +180,7 @@ def test_the_lobby_lists_public_games_with_an_open_seat_newest_first_in_pages(ap
     second = client.get(f"/api/v1/lobby?limit=2&after={first['next']}").get_json()
     assert [g["id"] for g in second["games"]] == ids[2:] and second["next"] is None
     listed = first["games"][0]
-    assert listed["title"] == ids[0] and listed["open_seats"] == 2 and listed["status"] == "open"
+    assert listed["title"] == public[-1]["game"]["title"] and listed["open_seats"] == 2 and listed["status"] == "open"
     assert [(s["name"], s["open"]) for s in listed["seats"]] == [("Host2", False), (None, True), (None, True)]
     assert listed["options"]["seats"] == 3 and listed["deadlines"] == {} and listed["missed_turns"] == 3
     assert seats.read(app.extensions["palazzo.links"], listed["join"]["link"])[0] == ids[0]

@@ -120,8 +120,9 @@ def every_kind() -> dict[str, Case]:
     url = "https://palazzo.example/sign-in?link=eyJl.abc"
     cases["sign_in"] = _case(render.sign_in("ann@example.org", url, "eyJl.abc", TABLE.domain))
     cases["invitation"] = _case(render.invitation("bea@example.org", NAMES[1], 1, TABLE.game_id, url, "eyJl.abc",
-                                                  TABLE.domain))
-    cases["host_link"] = _case(render.host_link("host@example.org", TABLE.game_id, url, "eyJl.abc", TABLE.domain))
+                                                  TABLE.domain, title=TABLE.title))
+    cases["host_link"] = _case(render.host_link("host@example.org", TABLE.game_id, url, "eyJl.abc", TABLE.domain,
+                                                title=TABLE.title))
     state, _ = play_until(waiting("bid"))
     pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
     seat = pending["seat"]

@@ -16,7 +16,8 @@ from service.mail.message import Mail
 
 SEATS = 3
 NAMES = ["Ann", "Bea <script>alert(1)</script>", "Cid"]
-TABLE = render.Table("e1f24b4c321c85fa", NAMES, "palazzo.example")
+TITLE = "Ann & <Bea>'s game"  # a title as typed: escaped in HTML, as it is in text
+TABLE = render.Table("e1f24b4c321c85fa", NAMES, "palazzo.example", TITLE)
 DEADLINE = "2025-12-02T17:00:00Z"  # 18:00 in Rome (CET)
 NOW = datetime(2025, 12, 2, 6, 0, tzinfo=timezone.utc)  # 11 hours before
 ROOT = "<game-e1f24b4c321c85fa@palazzo.example>"
@@ -81,7 +82,9 @@ def after_round_one():
 def test_each_decision_gets_its_mail_in_text_and_html(kind, expected):
     _, seat, mail = decision_mail(kind)
     assert mail.kind == expected and mail.game == TABLE.game_id and mail.seat == seat
-    assert mail.to == f"p{seat}@example.org" and TABLE.game_id in mail.subject
+    assert mail.to == f"p{seat}@example.org" and mail.subject.endswith(f" · {TITLE}")
+    assert f"“{TITLE}”" in mail.text, "named by its title"
+    assert "“Ann &amp; &lt;Bea&gt;&#39;s game”" in mail.html, "and escaped in HTML"
     assert mail.text.strip() and mail.html.startswith("<!DOCTYPE html>") and mail.html.rstrip().endswith("</html>")
     assert "Tuesday 2 December, 18:00 CET" in mail.text and "in 11 hours" in mail.text
     assert "Tuesday 2 December, 18:00 CET" in mail.html and "in 11 hours" in mail.html
@@ -208,7 +211,7 @@ def test_reminder_repeats_the_decision_under_a_reminder_heading():
     _, seat, mail = decision_mail("bid", mail=render.reminder, now=NOW + timedelta(hours=9))
     _, _, original = decision_mail("bid")
     assert mail.kind == "reminder" and mail.subject == "Reminder: " + original.subject
-    assert mail.text.startswith(f"Reminder: {NAMES[seat]}, it is your bid.")
+    assert mail.text.startswith(f"Reminder: {NAMES[seat]}, it is your bid in “{TITLE}”.")
     assert original.text.split("\n", 1)[1].replace("in 11 hours", "in 2 hours") == mail.text.split("\n", 1)[1]
     assert "Reminder: " in mail.html and mail.headers["In-Reply-To"] == ROOT
 
@@ -258,19 +261,38 @@ def test_sign_in_and_invitation_mails_carry_the_link_in_text_and_html():
     assert f"\n  {url}\n" in mail.text and '{"link": "eyJl.abc"}' in mail.text
     assert f'href="{url.replace("&", "&amp;")}"' in mail.html
     assert set(mail.headers) == {"Message-ID"}
-    invite = render.invitation("bea@example.org", NAMES[1], 1, "g1", url, "eyJl.abc", "palazzo.example")
-    assert invite.text.startswith("You have been given seat 2 of game g1 of Princes of Florence on Palazzo.")
+    invite = render.invitation("bea@example.org", NAMES[1], 1, "g1", url, "eyJl.abc", "palazzo.example",
+                               title="Ann's game")
+    assert invite.subject == "You have a seat in “Ann's game” · Palazzo"
+    assert invite.text.startswith("You have been given seat 2 in “Ann's game”, a game of Princes of Florence")
+    assert "seat 2 in “Ann&#39;s game”" in invite.html and "Game id: g1" in invite.text
     assert invite.headers["References"] == "<game-g1@palazzo.example>"
 
 
-def test_an_invitation_carries_only_our_words():
+def test_an_invitation_carries_only_our_words_and_the_title():
     """Anyone may create a game naming any address: what he typed (the seat's name) must not reach that
-    address, or game creation would carry a stranger's text to whoever he likes."""
+    address, or game creation would carry a stranger's text to whoever he likes. The title does, and
+    may hold no link (`service.titles`: refused at creation, and a default made of a name that reads
+    as one is not used)."""
     typed = "Cheap watches at http://spam.example"
     invite = render.invitation("bea@example.org", typed, 0, "g1", "https://palazzo.example/sign-in?link=x", "x",
-                               "palazzo.example")
+                               "palazzo.example", title="Friday game")
     assert "spam.example" not in invite.text + invite.html + invite.subject
     assert "Cheap watches" not in invite.text + invite.html + invite.subject
+    assert "“Friday game”" in invite.subject + invite.text
+
+
+def test_a_subject_stays_one_line_whatever_a_title_holds():
+    """A title is checked when typed; the subject makes any line break or control character a space
+    all the same, so no stored text can add a header."""
+    to = render.Recipient("p0@example.org", NAMES[0], 0)
+    table = render.Table("g1", NAMES, "palazzo.example", "Ann\r\nBcc: all@example.org\x00")
+    state, _ = play_until(waiting("bid"))
+    mail = render.round_result(GAME.view(state, 0), table, to, {}, finished=1)
+    assert mail.subject == "Round 1 is over · Ann  Bcc: all@example.org"
+    invite = render.invitation("bea@example.org", "B", 1, "g1", "https://p.example/x", "x", "p.example",
+                               title="A\nBcc: b@example.org")
+    assert "\n" not in invite.subject and "\r" not in invite.subject
 
 
 def test_a_mail_survives_its_json_round_trip():

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from itsdangerous import URLSafeTimedSerializer
 from itsdangerous.encoding import base64_decode, base64_encode
+from markupsafe import escape
 
 from service import games
 from service.web.oneclick import answer_links, choice
@@ -178,7 +179,8 @@ def test_a_link_past_its_deadline_plays_nothing(app, client, toy):
     acted = client.post("/act", data={"t": expired})
     assert shown.status_code == acted.status_code == 410
     assert b"expired" in acted.data and b"method=\"post\"" not in shown.data
-    assert f"Game {game_id}".encode() in acted.data, "the page shows the game as it is now"
+    title = escape(games.title_of(_table(app, game_id)))
+    assert f"{title} (toy-count), seat 1".encode() in acted.data, "the page shows the game as it is now"
     assert b"/act?t=" not in acted.data, "an expired link hands out no fresh ones"
     assert len(_log(app, game_id)) == before and _table(app, game_id).decision_of(0) is not None
 

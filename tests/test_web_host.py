@@ -40,7 +40,7 @@ def test_a_game_created_from_the_page_is_the_apis_game(app, client):
     assert len(invited) == 1 and "/sign-in?link=" in invited[0]["text"]
     host = client.get(answer.headers["Location"])
     html = host.get_data(as_text=True)
-    assert host.status_code == 200 and "Hosting game" in html
+    assert host.status_code == 200 and "Hosting Ann&#39;s game" in html, "named after the first person listed"
     assert "ann@example.org" in html and "Pass this link on to Bo" in html
     bo_link = re.search(r'readonly value="([^"]+)"', html).group(1).replace("&amp;", "&")
     bo = app.test_client()

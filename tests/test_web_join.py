@@ -43,7 +43,7 @@ def test_a_stranger_finds_a_public_game_signs_in_by_mail_and_takes_a_seat(app, c
     assert created.status_code == 303
     game_id = _game_id(created)
     host_page = client.get(created.headers["Location"]).get_data(as_text=True)
-    assert "The game is created. Pass its join link on" in host_page and "starts when every seat is taken" in host_page
+    assert "is created. Pass its join link on" in host_page and "starts when every seat is taken" in host_page
     assert [s.get("open", False) for s in table(app, game_id).meta["seats"]] == [False, True, True, False]
     url = _join_url(host_page)
 

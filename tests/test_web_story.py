@@ -20,7 +20,7 @@ BOT_GAMES = [  # seats, bots, options: both biddings, with and without passing o
 
 def _hosted_games(app, client) -> list[str]:
     """What only a deadline or the host raises: a timeout, a pause and its end, a seat handed to a bot
-    (who then plays the game out), and, in a second game, a seat opened before the start and a cancel."""
+    (who then plays the game out), and, in a second game, a seat opened before the start, a new title and a cancel."""
     store = app.extensions["palazzo.store"]
     created = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"})
     game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
@@ -33,6 +33,9 @@ def _hosted_games(app, client) -> list[str]:
     opened = client.put(f"/api/v1/games/{other['game']['id']}/seats/0", headers=bearer(other["tokens"]["host"]),
                         json={"open": True})
     assert opened.status_code == 200
+    renamed = client.put(f"/api/v1/games/{other['game']['id']}/title", headers=bearer(other["tokens"]["host"]),
+                         json={"title": "Friday's game"})
+    assert renamed.status_code == 200 and renamed.get_json()["title"] == "Friday's game"
     cancelled = client.post(f"/api/v1/games/{other['game']['id']}/cancel", headers=bearer(other["tokens"]["host"]))
     assert cancelled.status_code == 200
     return [game_id, other["game"]["id"]]

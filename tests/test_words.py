@@ -163,7 +163,7 @@ def _reasons(state: dict, seat: int) -> list[str]:
 def _mails(state: dict, count: int, shown: list[str]) -> None:
     """Every mail kind the seats of this state get, and what their replies are answered."""
     table = _table(state)
-    frame = render.Table(table.id, SEATS[: len(state["players"])], "palazzo.example")
+    frame = render.Table(table.id, SEATS[: len(state["players"])], "palazzo.example", "Ann's game")
     for pending in table.pending:
         seat = pending["seat"]
         to = render.Recipient(f"p{seat}@example.org", SEATS[seat], seat, "Europe/Rome")
@@ -227,18 +227,21 @@ def test_no_mail_label_answer_or_sentence_of_whole_games_shows_a_raw_id(seats, o
             for reader in (None, seat):
                 to = render.Recipient("x@example.org", "Host" if reader is None else SEATS[reader], reader)
                 mail = render.round_result(
-                    GAME.view(state, reader), render.Table("g1", SEATS[:seats], "p.example"), to, {}
+                    GAME.view(state, reader), render.Table("g1", SEATS[:seats], "p.example", "Ann's game"), to, {}
                 )
                 shown += [mail.subject, mail.text, visible(mail.html)]
         count += 1
     for seat in range(seats):
         to = render.Recipient("x@example.org", SEATS[seat], seat)
-        mail = render.game_over(GAME.view(state, seat), render.Table("g1", SEATS[:seats], "p.example"), to, {})
+        frame = render.Table("g1", SEATS[:seats], "p.example", "Ann's game")
+        mail = render.game_over(GAME.view(state, seat), frame, to, {})
         shown += [mail.subject, mail.text, visible(mail.html)]
     for mail in (
         render.sign_in("a@example.org", "https://p.example/sign-in?link=s", "s", "p.example"),
-        render.invitation("a@example.org", "Ann", 0, "g1", "https://p.example/sign-in?link=s", "s", "p.example"),
-        render.host_link("a@example.org", "g1", "https://p.example/sign-in?link=s", "s", "p.example"),
+        render.invitation("a@example.org", "Ann", 0, "g1", "https://p.example/sign-in?link=s", "s", "p.example",
+                          title="Ann's game"),
+        render.host_link("a@example.org", "g1", "https://p.example/sign-in?link=s", "s", "p.example",
+                         title="Ann's game"),
     ):
         shown += [mail.subject, mail.text, visible(mail.html)]
     found = sorted({raw for text in shown for raw in raw_ids(text)})

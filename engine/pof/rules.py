@@ -145,6 +145,10 @@ class PrincesOfFlorence:
     def result(self, state: State) -> dict[str, Any] | None:
         return state["result"]
 
+    def standings(self, result: dict[str, Any]) -> list[dict[str, Any]]:
+        """`engine.core.Ranked`: each seat's rank and prestige points, from `result`."""
+        return [{"seat": s["seat"], "rank": s["rank"], "score": s["prestige"]} for s in result["scores"]]
+
     def describe(self, move: Move) -> str:
         return view.describe(move)
 

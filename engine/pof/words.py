@@ -14,6 +14,7 @@ from typing import Iterable
 from engine.pof.data import AUCTION_ITEMS, BONUS_CARDS, DATA, PRESTIGE_CARDS
 from engine.pof.table import DECISION_KINDS
 
+GAME = "princes-of-florence"
 CARD_RECORDS = ("buildings", "landscapes", "freedoms", "professions", "bonus_cards", "prestige_cards")
 
 ITEMS = {"juggler": "juggler", "architect": "architect", "prestige_card": "prestige card",
@@ -45,6 +46,7 @@ def _table() -> dict[str, str]:
         add(deck, f"{card} deck")
     for kind in DECISION_KINDS:
         add(kind, DECISIONS[kind])
+    add(GAME, "Princes of Florence")  # the game's own id, as a page or a title names the game
     missing = set(AUCTION_ITEMS) - set(names)
     if missing:
         raise ValueError(f"auction items without a name: {sorted(missing)}")

@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from engine import get_game
 from engine.core import Move
 from engine.pof.data import ECONOMY, ROUNDS
-from service import deadlines
+from service import deadlines, titles
 from service.mail import headers, phrases
 from service.mail.message import Mail
 
@@ -111,10 +111,12 @@ class Recipient:
 
 @dataclass(frozen=True)
 class Table:
-    """The game a mail is about: its id, every seat's name (a view knows seats by number) and our mail domain."""
+    """The game a mail is about: its id, every seat's name (a view knows seats by number), our mail
+    domain, and the game's title (`games.title_of`), which names the game in subjects and text."""
     game_id: str
     names: list[str]
     domain: str
+    title: str
 
 
 def decision(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
@@ -190,16 +192,20 @@ def sign_in(to: str, url: str, signed: str, domain: str) -> Mail:
     return _account_mail("sign_in", "Your Palazzo sign-in link", to, {"url": url, "signed": signed}, domain)
 
 
-def invitation(to: str, name: str, seat: int, game_id: str, url: str, signed: str, domain: str) -> Mail:
-    """A seated player's way in: the seat is his once he opens the link."""
-    facts = {"url": url, "signed": signed, "name": name, "seat": seat, "game_id": game_id}
-    return _account_mail("invitation", "You have a seat at a Palazzo game", to, facts, domain, game_id)
+def invitation(to: str, name: str, seat: int, game_id: str, url: str, signed: str, domain: str, *,
+               title: str) -> Mail:
+    """A seated player's way in: the seat is his once he opens the link. Of what the creator typed it
+    shows the game's title alone (`service.titles`: one line, nothing a mail program makes a link of)."""
+    shown = titles.one_line(title)
+    facts = {"url": url, "signed": signed, "seat": seat, "game_id": game_id, "title": shown}
+    return _account_mail("invitation", f"You have a seat in “{shown}” · Palazzo", to, facts, domain, game_id)
 
 
-def host_link(to: str, game_id: str, url: str, signed: str, domain: str) -> Mail:
+def host_link(to: str, game_id: str, url: str, signed: str, domain: str, *, title: str) -> Mail:
     """The way back to a game one hosts, from any browser: a sign-in link that also proves the host's address."""
-    return _account_mail("host_link", "Your Palazzo host link", to, {"url": url, "signed": signed, "game_id": game_id},
-                         domain, game_id)
+    shown = titles.one_line(title)
+    return _account_mail("host_link", f"Your host link for “{shown}” · Palazzo", to,
+                         {"url": url, "signed": signed, "game_id": game_id, "title": shown}, domain, game_id)
 
 
 def _account_mail(kind: str, subject: str, to: str, facts: dict[str, Any], domain: str,
@@ -215,7 +221,7 @@ def _mail(kind: str, summary: str, facts: dict[str, Any], table: Table, to: Reci
     """A game mail of `kind` (rendered from `template`, by default the kind's own); with `reply` its
     replies go to the seat's reply address, and a mail about the seat's `decision` (seat, since, given
     only with `reply`) names it in its Message-ID so that a reply says what it answers."""
-    subject = _subject(summary, table.game_id)
+    subject = _subject(summary, table.title)
     context = {**facts, "subject": subject}
     mail_headers = headers.build(table.domain, table.game_id, links.get("unsubscribe"), decision=decision,
                                  reply_to=reply["address"] if reply else None, answering=answering,
@@ -225,8 +231,9 @@ def _mail(kind: str, summary: str, facts: dict[str, Any], table: Table, to: Reci
                 seat=to.seat, holder=to.holder)
 
 
-def _subject(summary: str, game_id: str) -> str:
-    return f"{summary} · Palazzo {game_id}"
+def _subject(summary: str, title: str) -> str:
+    """A game mail's subject: what it is about, then the game's title, on one line whatever it holds."""
+    return f"{titles.one_line(summary)} · {titles.one_line(title)}"
 
 
 def _text(kind: str, context: dict[str, Any]) -> str:
@@ -258,7 +265,7 @@ def _frame(table: Table, to: Recipient, links: MailLinks) -> dict[str, Any]:
     describe = get_game(GAME).describe
     one_click = [{"label": link.get("label") or describe(link["move"]), "url": link["url"]}
                  for link in links.get("one_click", [])]
-    return {"name": to.name, "game_id": table.game_id, "one_click": one_click,
+    return {"name": to.name, "game_id": table.game_id, "title": table.title, "one_click": one_click,
             "seat_url": links.get("seat"), "unsubscribe": links.get("unsubscribe")}
 
 
@@ -288,7 +295,7 @@ def part_mail(part: Part, to: str, domain: str) -> Mail:
     Message-ID, so that a reply to it says what it answers."""
     facts, reply = part["facts"], part["facts"]["reply"]
     decision = (part["seat"], part["since"]) if reply is not None and part["since"] is not None else None
-    subject = _subject(part["summary"], part["game"])
+    subject = _subject(part["summary"], _title_of(part))
     context = {**facts, "subject": subject, "part": facts}
     mail_headers = headers.build(domain, part["game"], facts["unsubscribe"], decision=decision,
                                  reply_to=reply["address"] if reply else None)
@@ -387,8 +394,13 @@ def merged(parts: list[Part], to: str, domain: str) -> Mail | None:
         return part_mail(parts[0], to, domain) if parts else None
     subject = f"{len(parts)} decisions wait for you · Palazzo"
     unsubscribe = parts[0]["facts"]["unsubscribe"]
-    context = {"subject": subject, "parts": [{"subject": _subject(p["summary"], p["game"]), "facts": p["facts"]}
+    context = {"subject": subject, "parts": [{"subject": _subject(p["summary"], _title_of(p)), "facts": p["facts"]}
                                              for p in parts],
                "one_click": [], "seat_url": None, "unsubscribe": unsubscribe}
     return Mail(to=to, subject=subject, text=_text("merged", context), html=_html("merged", context),
                 headers=headers.build(domain, None, unsubscribe), kind="merged", parts=list(parts))
+
+
+def _title_of(part: Part) -> str:
+    """The title of a part's game; a part held in a send job from before titles were kept names its id."""
+    return part["facts"].get("title") or f"game {part['game']}"

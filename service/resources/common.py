@@ -205,7 +205,8 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
         host_only["replies"] = [{k: entry.get(k) for k in ("at", "seat", "status")}
                                 for entry in inbox.noted(store().redis, table.id)]
     return {
-        "id": table.id, "game": table.meta["game"], "status": table.status, "version": table.version,
+        "id": table.id, "game": table.meta["game"], "title": games.title_of(table), "status": table.status,
+        "version": table.version,
         "created_at": table.meta["created_at"], "options": table.meta["options"],
         "deadlines": table.meta["deadlines"], "seats": seats, "pending": table.pending,
         "view": table.game.view(table.state, seat), "result": table.game.result(table.state),

@@ -1,4 +1,4 @@
-"""Host actions: start, pause and resume (bounded), hand a seat to someone else, cancel."""
+"""Host actions: start, pause and resume (bounded), rename, hand a seat to someone else, cancel."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,7 +8,7 @@ from flask import current_app, request
 from service import games, invitations
 from service.resources.common import (ETAG, blueprint, caller, documented, etag, game_out, host_of, links, load_game,
                                       store)
-from service.schemas import AcceptedOut, GameOut, HostLinkIn, PauseIn, SeatIn, SeatReplacedOut
+from service.schemas import AcceptedOut, GameOut, HostLinkIn, PauseIn, SeatIn, SeatReplacedOut, TitleIn
 
 blp = blueprint("host", "What only the host of a game may do.")
 HOST_CODES = ("token_required", "host_only", "game_not_found")
@@ -49,6 +49,16 @@ def pause_game(body, game_id):
 def resume_game(game_id):
     """Resume a paused game; every deadline moves later by the time it stood still."""
     return _answer(games.resume(store(), _hosted(game_id)))
+
+
+@blp.route("/games/<game_id>/title", methods=["PUT"])
+@blp.arguments(TitleIn())
+@blp.response(200, GameOut, headers=ETAG)
+@documented(blp, *HOST_CODES, "game_finished", "game_cancelled", body=True)
+def rename_game(body, game_id):
+    """Give the game another title (an open, running or paused one): every later mail and page names it so,
+    and the feed says it was renamed."""
+    return _answer(games.rename(store(), _hosted(game_id), body["title"]))
 
 
 @blp.route("/games/<game_id>/cancel", methods=["POST"])

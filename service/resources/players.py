@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from service import games, invitations, preferences, seats, signin
+from service import games, invitations, player_games, preferences, seats, signin
 from service.problems import Problem
 from service.resources.common import blueprint, caller, documented, links, store
-from service.schemas import AcceptedOut, PlayerOut, RedeemIn, SettingsIn, SettingsOut, SignInIn, TurnsOut
+from service.schemas import (AcceptedOut, MyGamesOut, MyGamesQuery, PlayerOut, RedeemIn, SettingsIn, SettingsOut,
+                             SignInIn, TurnsOut)
 
 blp = blueprint("players", "A player's games across the server, and signing in by email.")
 
@@ -23,12 +24,36 @@ def list_my_turns():
         held = {game_id: (who.seat, head) for game_id, head in games.heads(store(), [who.game]).items()}
     else:
         raise Problem("token_required", "send a player or seat token")
-    turns = [{"game_id": game_id, "game": head.meta["game"], "seat": seat, "kind": decision["kind"],
+    turns = [{"game_id": game_id, "game": head.meta["game"], "title": games.title_of(head), "seat": seat,
+              "kind": decision["kind"],
               "deadline_at": decision["deadline_at"], "version": head.version}
              for game_id, (seat, head) in held.items() if head.status == games.RUNNING
              for decision in head.pending if decision["seat"] == seat]
     turns.sort(key=lambda t: (t["deadline_at"] or "9999", t["game_id"]))
     return {"turns": turns}
+
+
+@blp.route("/me/games", methods=["GET"])
+@blp.arguments(MyGamesQuery(), location="query")
+@blp.response(200, MyGamesOut)
+@documented(blp, "token_required", "invalid_request")
+def list_my_games(query):
+    """The games the caller holds a seat at or hosts, open, running, finished or cancelled: each with
+    its title, whose turn it is (and whether it is his), and his result once it is over. Games waiting
+    for him come first, most urgent first. Paged with `offset` and `limit`."""
+    who = caller()
+    if who.kind == "player":
+        found, members, hosts = player_games.heads_of(store(), who.email)
+        seats = {game_id: seat for game_id, (seat, _) in games.seats_in(found, members, who.email).items()}
+        hosted = games.hosted_in(found, hosts, who.email)
+    elif who.kind == "seat":
+        found, seats, hosted = games.heads(store(), [who.game]), {who.game: who.seat}, {}
+    else:
+        raise Problem("token_required", "send a player or seat token")
+    listed = player_games.ordered([player_games.entry(found[game_id], seats.get(game_id), game_id in hosted)
+                                   for game_id in sorted(set(seats) | set(hosted)) if game_id in found])
+    start, end = query["offset"], query["offset"] + query["limit"]
+    return {"games": listed[start:end], "total": len(listed), "next_offset": end if end < len(listed) else None}
 
 
 def _player() -> str:

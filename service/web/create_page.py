@@ -18,7 +18,7 @@ from marshmallow import ValidationError
 from engine.bots import BOTS
 from engine.pof.data import ECONOMY
 from engine.typed import decimal_number
-from service import games, invitations
+from service import games, invitations, titles
 from service.problems import Problem
 from service.schemas import GameIn
 from service.web import form_errors, forms
@@ -57,16 +57,17 @@ def create() -> Response:
     except Problem as problem:
         return _form(values, [problem.detail], 429 if problem.code == "rate_limited" else 422)
     session.sign_in(host=[table.id, table.meta["host"]])
+    title = games.title_of(table)
     if values.get("start") == "true":
         games.start(web_store(), table)
-        session.flash("The game is created and started.")
+        session.flash(f"“{title}” is created and started.")
     elif games.open_seats(table):
-        session.flash("The game is created. Pass its join link on: whoever opens it signs in and takes an open "
+        session.flash(f"“{title}” is created. Pass its join link on: whoever opens it signs in and takes an open "
                       "seat" + ("; it starts when every seat is taken." if spec["start_when_full"] else "."))
     elif table.status == games.RUNNING:
-        session.flash("The game is created and started: every seat is taken.")
+        session.flash(f"“{title}” is created and started: every seat is taken.")
     else:
-        session.flash("The game is created; start it when everyone is seated.")
+        session.flash(f"“{title}” is created; start it when everyone is seated.")
     return redirect(url_for("host_page.host", game_id=table.id), 303)
 
 
@@ -94,9 +95,10 @@ def body_from(values: Any) -> dict[str, Any]:
                     "shuffle_seats": values.get("shuffle_seats") == "true"},
         "public": values.get("public") == "true", "start_when_full": values.get("start") == "full",
     }
-    host_email = values.get("host_email", "").strip()
-    if host_email:
-        body["host_email"] = host_email
+    for text in ("title", "host_email"):
+        typed = values.get(text, "").strip()
+        if typed:
+            body[text] = typed
     for number in ("missed_turns", "seed"):
         text = values.get(number, "").strip()
         if text:
@@ -113,4 +115,4 @@ def _seconds(hours: str) -> Any:
 def _form(values: Any, errors: list[str] | None, status: int = 200) -> Response:
     """The form, again with what was typed and why it was refused when it was."""
     return render("create.html", status, values=values, errors=errors, rows=ROWS, players=PLAYERS, deadlines=DEADLINES,
-                  auction_step=ECONOMY["auction_step"])
+                  auction_step=ECONOMY["auction_step"], title_length=titles.LONGEST)

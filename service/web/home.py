@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Response, redirect, url_for
 
-from service import games, preferences
-from service.web import access, session, tableau
+from service import player_games, preferences
+from service.web import access, session, tableau, words
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 
@@ -25,33 +25,44 @@ def home() -> Response:
 
 def games_of(visitor: session.Visitor, zone: str) -> list[dict[str, Any]]:
     """Every game this browser holds a seat at or hosts (by the browser's grants or the address it
-    signed in with), with what it waits for (the /me/turns data). A seat counts only while the game
-    still gives it to him (access.seat_of), as on the seat page, and hosting likewise (access.is_host)."""
-    store = web_store()
-    found = {game_id: head for game_id, (_, head) in games.seats_held(store, visitor.email).items()} \
-        if visitor.email else {}
-    if visitor.email:
-        found.update(games.hosted_by(store, visitor.email))
+    signed in with), with its title, whose turn it is and, once over, his result: two round trips
+    (`player_games.heads_of`). A seat counts only while the game still gives it to him
+    (access.seat_of), as on the seat page, and hosting likewise (access.is_host)."""
     granted = {game_id for game_id, _, _ in visitor.seats} | {game_id for game_id, _ in visitor.hosts}
-    found.update(games.heads(store, sorted(granted - set(found))))
+    found, _, _ = player_games.heads_of(web_store(), visitor.email, sorted(granted))
     listed = []
-    for game_id, head in found.items():
+    for head in found.values():
         seat = access.seat_of(visitor, head)
         host = access.is_host(visitor, head)
         if seat is None and not host:
             continue
-        names = [games.seat_name(entry) for entry in head.meta["seats"]]
-        waiting = [{"name": names[d["seat"]], "me": d["seat"] == seat,
-                    "what": tableau.waiting_for(head.meta, d["kind"]),
-                    "due": tableau.due(d.get("deadline_at"), zone), "at": d.get("deadline_at") or "9999"}
-                   for d in head.pending] if head.status == games.RUNNING else []
-        mine = [w for w in waiting if w["me"]]
-        listed.append({"id": game_id, "seat": seat, "name": names[seat] if seat is not None else None,
-                       "host": host, "status": tableau.STATUS.get(head.status, head.status),
-                       "players": names, "waiting": waiting, "yours": bool(mine),
-                       "urgent": min((w["at"] for w in mine), default="9999")})
-    listed.sort(key=lambda game: (not game["yours"], game["urgent"], game["id"]))
-    return listed
+        item = player_games.entry(head, seat, host)
+        for waiting in item["waiting"]:
+            waiting.update(what=tableau.waiting_for(head.meta, waiting["kind"]),
+                           due=tableau.due(waiting["deadline_at"], zone))
+        listed.append({**item, "status_words": tableau.STATUS.get(head.status, head.status),
+                       "outcome": _outcome(item)})
+    return player_games.ordered(listed)
+
+
+def _outcome(item: dict[str, Any]) -> str | None:
+    """A finished game's end in a sentence for him: "You came 2nd of 4 with 48 points; Ann won"."""
+    result = item["result"]
+    if result is None:
+        return None
+    winners = words.listing(result["winners"]) if result["winners"] else None
+    won = f"{winners} {'won' if len(result['winners']) == 1 else 'shared the win'}" if winners else None
+    if result["rank"] is None:
+        return f"{won}." if won else None
+    points = f" with {result['score']} points" if result["score"] is not None else ""
+    if result["rank"] == 1:
+        alone = len(result["winners"]) == 1
+        return f"You won{points}." if alone else f"You shared the win{points} ({winners})."
+    return f"You came {_ordinal(result['rank'])} of {len(item['players'])}{points}; {won}."
+
+
+def _ordinal(rank: int) -> str:
+    return f"{rank}{'th' if 10 <= rank % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(rank % 10, 'th')}"
 
 
 @bp.route("/sign-out", methods=["POST"])

@@ -1,4 +1,4 @@
-"""The host's page: start, pause, resume or cancel the game, hand a seat to someone else, and see
+"""The host's page: start, pause, resume or cancel the game, rename it, hand a seat to someone else, and see
 what went wrong: mail that was not delivered, decisions missed, who a bot stands in for.
 
 Each button posts to a route that calls the same host action as the API (`service.games`), for the
@@ -17,12 +17,12 @@ from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.bots import BOTS
-from service import games, invitations, seats
+from service import games, invitations, seats, titles
 from service.mail import phrases
 from service.mail import undelivered as undelivered_mail
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
-from service.schemas import HostLinkIn, PauseIn, SeatIn
+from service.schemas import HostLinkIn, PauseIn, SeatIn, TitleIn
 from service.web import access, form_errors, forms, session, tableau
 from service.web import links as web_links
 from service.web import store as web_store
@@ -63,7 +63,7 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
                   host_address=("yours" if proved and proved == visitor.email else "other" if proved else None),
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
                   paused_until=tableau.due(out["paused_until"], zone), bots=BOTS,
-                  max_pauses=games.MAX_PAUSES)
+                  max_pauses=games.MAX_PAUSES, title_length=titles.LONGEST)
 
 
 @bp.route("/games/<game_id>/host/<action>", methods=["POST"])
@@ -87,6 +87,22 @@ def act(game_id: str, action: str) -> Response:
         return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
     session.flash({"start": "The game has started.", "pause": "The game is paused.", "resume": "The game goes on.",
                    "cancel": "The game is cancelled."}[action])
+    return redirect(url_for("host_page.host", game_id=game_id), 303)
+
+
+@bp.route("/games/<game_id>/host/title", methods=["POST"])
+def rename(game_id: str) -> Response:
+    """Give the game another title, as PUT /games/{id}/title does."""
+    table = load_game(game_id)
+    access.host_only(session.current(), table)
+    try:
+        title = TitleIn().load({"title": request.form.get("title", "")[:1000]})["title"]
+        games.rename(web_store(), table, title)
+    except ValidationError as error:
+        return _draw(table, 422, f"The game was not renamed ({'; '.join(form_errors.lines(error))}).")
+    except Problem as problem:
+        return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
+    session.flash(f"The game is now called “{title}”.")
     return redirect(url_for("host_page.host", game_id=game_id), 303)
 
 

@@ -214,7 +214,8 @@ def _situation(table: games.Table, seat: int, answers: bool = True) -> dict[str,
     players = view.get("players", [])
     fresh = one_click(web.links(), table, seat) if answers else []
     return {
-        "game_id": table.id, "game": table.meta["game"], "seat": seat, "name": names[seat],
+        "game_id": table.id, "title": games.title_of(table), "game": games.game_words(table.meta["game"]),
+        "seat": seat, "name": names[seat],
         "status": _status(table), "round": view.get("round"),
         "decision": _decision(table, seat, view, names),
         "one_click": fresh, "seat_page": url_for("seat_page.show", game_id=table.id),

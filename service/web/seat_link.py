@@ -54,7 +54,8 @@ def confirm() -> Response:
     """Ask before signing in: a link opened by a scanner, or by another site, signs nobody in."""
     signed = request.args.get("t", "")[:TOKEN_CHARS]
     table, seat, _ = _opened(signed)
-    return render("seat_link.html", link=signed, game_id=table.id, name=table.meta["seats"][seat]["name"])
+    return render("seat_link.html", link=signed, title=games.title_of(table), seat=seat,
+                  name=table.meta["seats"][seat]["name"])
 
 
 @bp.route(PAGE, methods=["POST"])

@@ -61,7 +61,7 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None)
     }
     if table.meta["game"] != GAME:
         moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []
-        brief = {"game_id": table.id, "version": table.version, "status": table.status,
+        brief = {"game_id": table.id, "title": games.title_of(table), "version": table.version, "status": table.status,
                  "log_total": web_store().feed_length(table.id)}
         return render("seat_generic.html", status, table=brief, view=view,
                       moves=[(table.game.describe(m), m) for m in moves], **context)
@@ -111,5 +111,6 @@ def log(game_id: str) -> Response:
     reader = access.seat_of(session.current(), table)
     total = web_store().feed_length(table.id)
     entries, _, _ = games.events_for(web_store(), table.id, reader, 0, max(total, 1))
-    return render("log.html", game_id=table.id, lines=story.lines(entries, tableau.names_of(table), reader),
+    return render("log.html", game_id=table.id, title=games.title_of(table),
+                  lines=story.lines(entries, tableau.names_of(table), reader),
                   reader=reader)

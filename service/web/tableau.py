@@ -65,7 +65,8 @@ def table_context(store: Store, table: Table, reader: int | None, view: dict[str
     total = store.feed_length(table.id)
     entries, _, _ = games.events_for(store, table.id, reader, max(0, total - LOG_LINES), LOG_LINES)
     return {
-        "game_id": table.id, "version": table.version, "status": table.status, "status_words": STATUS.get(table.status),
+        "game_id": table.id, "title": games.title_of(table), "version": table.version, "status": table.status,
+        "status_words": STATUS.get(table.status),
         "paused_until": due(table.meta.get("paused_until"), zone), "zone": zone,
         "round": view["round"], "rounds": ROUNDS, "phase": PHASES.get(view["phase"], view["phase"]),
         "min_work_value": view["min_work_value"],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flask import Response
 
+from service import games
 from service.resources.common import load_game
 from service.web import access, session, tableau
 from service.web import store as web_store
@@ -21,6 +22,6 @@ def watch(game_id: str) -> Response:
     seat = access.seat_of(session.current(), table)
     view = table.game.view(table.state, None)
     if table.meta["game"] != "princes-of-florence":
-        return render("watch_generic.html", game_id=table.id, view=view, seat=seat)
+        return render("watch_generic.html", game_id=table.id, title=games.title_of(table), view=view, seat=seat)
     return render("watch.html", table=tableau.table_context(web_store(), table, None, view), seat=seat,
                   host=access.is_host(session.current(), table))
