@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from marshmallow import fields
+
 from engine.core import ERROR_CODES
 from service.problems import CODES
 from service.vocabulary import (
@@ -143,6 +145,8 @@ def describe_games(api: Any, served: list[Any]) -> None:
             replacement = _one_of([_ref(field.component)], nullable)
         elif isinstance(field, GameName):
             return {"enum": [game.name for game in served]}
+        elif isinstance(field, fields.Nested) and field.allow_none and "anyOf" in ret:  # a nested schema, or null
+            replacement = _one_of([option for option in ret["anyOf"] if "$ref" in option], True)
         else:
             return {}
         kept = {key: ret[key] for key in ("description", "default") if key in ret}

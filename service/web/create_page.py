@@ -84,7 +84,7 @@ def body_from(values: Any) -> dict[str, Any]:
     host_email = values.get("host_email", "").strip()
     if host_email:
         body["host_email"] = host_email
-    for number in ("missed_turns", "seed"):
+    for number in ("missed_turns", "remove_after", "seed"):
         text = values.get(number, "").strip()
         if text:
             body[number] = forms.number(text)
