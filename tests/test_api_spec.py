@@ -124,7 +124,8 @@ def test_security_says_which_operations_refuse_an_anonymous_caller(client):
             assert operation["security"] == [{"token": []}], (path, method)
         else:
             assert {} in operation["security"] or operation["security"] == [], (path, method, answer.status_code)
-    assert len(token_only) == 14 and {"submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink"} <= set(token_only)
+    assert len(token_only) == 16 and {"submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "leaveGame",
+                                      "removePlayer"} <= set(token_only)
     signing_in = {op["operationId"]: op["security"] for _, _, op in _operations(_spec())
                   if op.get("operationId") in ("requestSignIn", "redeemSignIn")}
     assert signing_in == {"requestSignIn": [], "redeemSignIn": []}
