@@ -394,7 +394,7 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any]
         pipe.execute()
     entry["holder"] = holder_of(old) + 1
     pending = None
-    if table.status in (RUNNING, PAUSED) and not entry.get("bot"):
+    if table.status in (RUNNING, PAUSED) and not entry.get("bot") and not seat_is_open(entry):
         now = deadlines.now()
         since = deadlines.parse(table.meta["paused_at"]) if table.status == PAUSED else now
         pending = deadlines.fresh(table.pending, seat, table.meta["deadlines"], since)
