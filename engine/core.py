@@ -154,9 +154,13 @@ class Unreadable(IllegalMove):
         self.line = line
 
 
+LEAVE, LEAVE_CONFIRMED = "leave", "leave confirmed"  # what a line asks of the table rather than of the game
+
+
 @dataclass(frozen=True)
 class Command:
-    """One line of a written answer as read without the game's state: its move, or None for "help".
+    """One line of a written answer as read without the game's state: its move, or None for "help"
+    or for a request to the table (`asks`: LEAVE, to be asked to confirm, or LEAVE_CONFIRMED).
 
     `loose` names the fields the text left to the seat's options ("choose painter": the others go
     back in the order shown), with what the text did say about them; `Grammar.resolve` fills them in.
@@ -165,6 +169,7 @@ class Command:
     text: str
     move: Move | None
     loose: dict[str, Any] = field(default_factory=dict)
+    asks: str | None = None
 
 
 @dataclass(frozen=True)
@@ -177,7 +182,13 @@ class Parsed:
     @property
     def help(self) -> bool:
         """Whether the answer asks for help (then it is answered with the commands, and none is played)."""
-        return any(command.move is None for command in self.commands)
+        return any(command.move is None and command.asks is None for command in self.commands)
+
+    @property
+    def leaving(self) -> str | None:
+        """LEAVE or LEAVE_CONFIRMED when a line asks to leave the game (the service's to answer, not
+        the game's: a leave line is no move), else None."""
+        return next((command.asks for command in self.commands if command.asks in (LEAVE, LEAVE_CONFIRMED)), None)
 
 
 @dataclass(frozen=True)
@@ -244,6 +255,9 @@ def read_commands(game: Game, parsed: Parsed, state: State, seat: int) -> Readin
         raise Unreadable("no_grammar", f"{game.name} cannot be played by written commands")
     if parsed.help:
         return Reading([], [command.text for command in parsed.commands])
+    if parsed.leaving:
+        line = next(command.text for command in parsed.commands if command.asks)
+        raise Unreadable("not_a_move", "leaving the game is a reply of its own: write 'leave' alone", line)
     moves: list[Move] = []
     lines: list[str] = []
     settled: list[tuple[str, str]] = []

@@ -65,3 +65,10 @@ def shift(pending: list[dict[str, Any]], by: timedelta) -> list[dict[str, Any]]:
     """Move every deadline later, after a pause."""
     return [{**d, "deadline_at": stamp(parse(d["deadline_at"]) + by)} if d.get("deadline_at") else d
             for d in pending]
+
+
+def fresh(pending: list[dict[str, Any]], seat: int, deadlines: dict[str, int], at: datetime) -> list[dict[str, Any]]:
+    """The seat's pending decisions with a deadline at least the game's own time for them from `at`
+    (for a newcomer to the seat: its old deadline if later); the decision stays the one it was (`since`)."""
+    return [{**d, "deadline_at": stamp(max(parse(d["deadline_at"]), at + timedelta(seconds=duration(d, deadlines))))}
+            if d["seat"] == seat and d.get("deadline_at") else d for d in pending]

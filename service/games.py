@@ -22,7 +22,11 @@ log = logging.getLogger(__name__)
 
 OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = "open", "running", "paused", "finished", "cancelled"
 MAX_PAUSES = 3
+ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
 MISSED_TURNS = 3  # timeouts in a row after which a bot stands in, unless the game says otherwise
+STAND_IN = "greedy"  # the bot that answers at the deadlines of a seat whose player keeps missing them, or left
+LEFT, REMOVED, MISSED = "left", "removed", "missed"  # why a seat was vacated: its player left, the host removed
+# him, or he missed `remove_after` decisions in a row
 
 
 class Seated:
@@ -62,9 +66,14 @@ def seat_is_open(entry: dict[str, Any]) -> bool:
 OPEN_SEAT = "open seat"  # what people read where an open seat's player's name would be
 
 
-def seat_name(entry: dict[str, Any]) -> str:
-    """The name people read for a seat: its player's, or that it is open."""
-    return entry.get("name") or OPEN_SEAT
+def seat_name(entry: dict[str, Any], number: int | None = None) -> str:
+    """The name people read for a seat: its player's, or, while it is open, the name of the player who
+    left it, marked so (a stand-in plays it), or "open seat N" for one nobody has held."""
+    if not seat_is_open(entry):
+        return entry["name"]
+    if entry.get("name"):
+        return f"{entry['name']} (left)"
+    return OPEN_SEAT if number is None else f"{OPEN_SEAT} {number + 1}"
 
 
 def open_seats(head: Seated) -> list[int]:
@@ -331,6 +340,7 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
         "missed_turns": spec.get("missed_turns", MISSED_TURNS), "host_email_hash": host_address,
         "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
         "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
+        "remove_after": spec.get("remove_after"),
     }
     meta["title"] = spec.get("title") or default_title(meta)
     for invite in invitations:
@@ -504,7 +514,10 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], 
 
     The old seat token stops working at once; a seat with an address gets its link by mail only,
     unless its player `proved` the address already (he signed in and joins by the join link). A game
-    that starts when full starts once no seat is open.
+    that starts when full starts once no seat is open. A player who takes a seat of a game under way
+    (a substitute) gets a fresh deadline for the seat's pending decision (`deadlines.fresh`) and, once
+    the commit is in, a welcome mail with where the game stands (`joined` marks him for
+    `workers.notify`); his missed count and stand-in start afresh.
 
     Three steps, since a transaction may span only one Redis Cluster slot and the new seat's token
     and address index lie in other slots than the game: the new seat's keys first (undone if the
@@ -523,12 +536,19 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], 
         entry, token, invite = _seat_entry(store, table.id, seat, player, pipe)
         pipe.execute()
     entry["holder"] = holder_of(old) + 1
+    pending = None
+    if table.status in (RUNNING, PAUSED) and not entry.get("bot") and not seat_is_open(entry):
+        now = deadlines.now()
+        since = deadlines.parse(table.meta["paused_at"]) if table.status == PAUSED else now
+        pending = deadlines.fresh(table.pending, seat, table.meta["deadlines"], since)
+        entry["joined"] = {"at": deadlines.stamp(now), "after": old.get("name")}
     seats = list(table.meta["seats"])
     seats[seat] = entry
     event = {"type": "seat_opened", "seat": seat} if seat_is_open(entry) else \
         {"type": "seat_replaced", "seat": seat, "name": entry["name"], **({"joined": True} if proved else {})}
     try:
-        table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats}, event=event)
+        table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats},
+                             pending=pending, event=event)
     except Problem:
         _drop_seat_keys(store, table.id, seat, entry, keep_email=old.get("email_hash"))
         raise
@@ -551,6 +571,50 @@ def start_if_full(store: Store, table: Table) -> Table:
                 raise
             table = load(store, table.id)
     return table
+
+
+def vacate_seat(store: Store, table: Table, seat: int, why: str, reason: str | None = None,
+                holder: int | None = None) -> tuple[Table, dict[str, Any]]:
+    """Take a seat from its player, mid-game or before it: (the table after, the player's old entry).
+
+    The seat becomes open (`seat_is_open`), with the next holder generation, so every token, session,
+    link and reply address of its player stops acting for it at once; the stand-in answers its
+    decisions at their deadlines until someone takes it (`replace_seat`). Everyone sees a
+    `seat_left` event with the seat, the player's name, `why` (LEFT, REMOVED, MISSED) and the host's
+    `reason`. `holder` is the generation the caller meant to vacate: a commit lost to another writer
+    is tried again only while the seat still has it. Then, as for `replace_seat`, the old seat token
+    and address entry go in a later round trip.
+    """
+    for _ in range(ATTEMPTS):
+        if table.status not in (OPEN, RUNNING, PAUSED):
+            raise refused(Committed("status", table.version, table.status))
+        if not 0 <= seat < len(table.meta["seats"]):
+            raise Problem("seat_not_found", f"no seat {seat}")
+        old = table.meta["seats"][seat]
+        if seat_is_open(old):
+            raise Problem("seat_open", f"seat {seat} is open already: nobody holds it")
+        if holder is not None and holder_of(old) != holder:
+            raise Problem("not_a_seat", f"seat {seat} has been handed to someone else meanwhile")
+        if old.get("bot"):
+            raise Problem("seat_is_bot", f"a bot plays seat {seat}: hand it to a player instead")
+        left = {"name": old["name"], "why": why, "reason": reason, "at": deadlines.stamp(deadlines.now())}
+        entry = {"name": old["name"], "bot": None, "email": None, "token": None, "open": True,
+                 "holder": holder_of(old) + 1, "standin": STAND_IN, "missed": 0, "left": left}
+        seats = list(table.meta["seats"])
+        seats[seat] = entry
+        try:
+            table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats},
+                                 event={"type": "seat_left", "seat": seat, "name": old["name"], "why": why,
+                                        "reason": reason})
+        except Problem as problem:
+            if problem.code != "stale_version":
+                raise
+            holder = holder_of(old)
+            table = load(store, table.id)
+            continue
+        _drop_seat_keys(store, table.id, seat, old, keep_email=None)
+        return table, old
+    raise Problem("busy", "the game kept changing; try again")
 
 
 def _drop_seat_keys(store: Store, game_id: str, seat: int, entry: dict[str, Any], keep_email: str | None) -> None:

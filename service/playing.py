@@ -16,15 +16,14 @@ from typing import Any, Callable
 import engine.bots
 from engine.core import IllegalMove
 from service import deadlines
-from service.games import FINISHED, MISSED_TURNS, RUNNING, Table, feed_entry, follow_up, load, refused
+from service.games import (ATTEMPTS, FINISHED, MISSED_TURNS, RUNNING, STAND_IN, Table, feed_entry, follow_up, load,
+                           refused)
 from service.problems import Problem
 from service.store import Committed, Store, dumps, idempotency_key, loads
 
 log = logging.getLogger(__name__)
 
 MAX_BOT_MOVES = 10_000
-STAND_IN = "greedy"
-ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
 
 
 @dataclass
@@ -108,12 +107,13 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
 def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None) -> dict[str, Any] | None:
     """The game's meta with the seat's missed-decision count updated, or None when unchanged.
 
-    A timeout on a decision with a real choice counts; after `missed_turns` in a row the greedy bot
-    stands in (it answers at the deadline, so the player still has the whole time to come back). The
-    player's own move clears both; moves by a bot, the stand-in's too, leave them as they are.
+    A timeout on a decision with a real choice counts, whether the default or the stand-in answers it
+    (so that the game's `remove_after` can follow `missed_turns`); after `missed_turns` in a row the
+    greedy bot stands in (it answers at the deadline, so the player still has the whole time to come
+    back). The player's own move clears both; a bot's moves leave them as they are.
     """
     entry = table.meta["seats"][seat]
-    if timeout and not bot:
+    if timeout and (not bot or bot == entry.get("standin")):
         if len(table.game.legal_moves(table.state, seat)) < 2:
             return None
         missed = entry.get("missed", 0) + 1

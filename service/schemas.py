@@ -112,6 +112,10 @@ class GameIn(Schema):
     missed_turns = Int(load_default=3, validate=validate.Range(min=1, max=20),
                        metadata={"description": "Timeouts in a row on real choices after which the greedy bot "
                                                 "plays the seat until its player moves again."})
+    remove_after = Int(load_default=None, allow_none=True, validate=validate.Range(min=1, max=50),
+                       metadata={"description": "Timeouts in a row on real choices (counted as for `missed_turns`) "
+                                                "after which the player loses his seat: it is open for a substitute "
+                                                "and the stand-in plays it meanwhile. Null or left out: never."})
     seed = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
     setup = GameDoc("setup", load_default=None, allow_none=True,
                     metadata={"description": "An explicit setup instead of one drawn from the seed."})
@@ -132,6 +136,15 @@ class GameIn(Schema):
         "otherwise the host starts it.")})
 
 
+@always_present()
+class SeatLeftOut(Schema):
+    name = fields.String(metadata={"description": "The name of the player who left the seat."})
+    why = fields.String(validate=validate.OneOf(["left", "removed", "missed"]), metadata={
+        "description": "left: he left; removed: the host removed him; missed: he missed remove_after decisions."})
+    reason = fields.String(allow_none=True, metadata={"description": "The host's reason, which the table reads."})
+    at = fields.String(metadata={"description": "When, UTC ISO time."})
+
+
 @always_present("email", "bounced")
 class SeatOut(Schema):
     seat = Int(metadata={"description": SEAT_NUMBER})
@@ -144,6 +157,10 @@ class SeatOut(Schema):
                        "moves."})
     bounced = fields.String(allow_none=True, metadata={"description": "Host only: why mail to this address stopped."})
     email = fields.String(allow_none=True, metadata={"description": "Shown to the host only."})
+    open = fields.Boolean(metadata={"description": "Nobody holds the seat: its player left or was removed (a "
+                                                   "stand-in plays it at its deadlines until someone takes it)."})
+    left = fields.Nested(SeatLeftOut, allow_none=True, metadata={
+        "description": "Why the seat is open, when its last player left it or was removed; null otherwise."})
 
 
 @always_present()
@@ -495,6 +512,23 @@ class SeatReplacedOut(Schema):
     seat = Int(metadata={"description": SEAT_NUMBER})
     token = fields.String(allow_none=True, metadata={"description": "The new seat's token when it has no address."})
     game = fields.Nested(GameOut)
+
+
+class LeaveIn(Schema):
+    confirm = StrictBoolean(load_default=False, metadata={
+        "description": "Must be true (else 422 confirm_required, and nothing changes): leaving cannot be undone; "
+                       "only the host can give the seat back."})
+
+
+class RemoveIn(Schema):
+    reason = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=500), PRINTABLE],
+                           metadata={"description": "Why the player is removed; required, and the table reads it."})
+
+
+@always_present()
+class SeatLeftAnswerOut(Schema):
+    seat = Int()
+    game = fields.Nested(GameOut, metadata={"description": "The game as the caller sees it now."})
 
 
 class HostLinkIn(Schema):

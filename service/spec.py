@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from marshmallow import fields
+
 from engine.core import ERROR_CODES
 from service.problems import CODES
 from service.vocabulary import (

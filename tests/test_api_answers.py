@@ -226,7 +226,14 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
     assert mine["title"] == "Ann's Friday" and mine["result"]["rank"] in (1, 2, 3)
     assert call("POST", f"/api/v1/games/{game_id}/cancel", host).status_code == 409
     unplayed = call("POST", "/api/v1/games", json={"seats": [{"name": n} for n in ("Xu", "Yo", "Zed")]}).get_json()
-    assert call("POST", f"/api/v1/games/{unplayed['game']['id']}/cancel", unplayed["tokens"]["host"]).status_code == 200
+    other, xu = unplayed["game"]["id"], unplayed["tokens"]["seats"][0]["token"]
+    assert call("POST", f"/api/v1/games/{other}/leave", xu, json={}).status_code == 422
+    assert call("POST", f"/api/v1/games/{other}/leave", xu, json={"confirm": True}).status_code == 200
+    assert call("POST", f"/api/v1/games/{other}/seats/1/remove", unplayed["tokens"]["host"],
+                json={"reason": "Never came."}).status_code == 200
+    assert call("POST", f"/api/v1/games/{other}/seats/1/remove", unplayed["tokens"]["host"],
+                json={"reason": "Again."}).status_code == 409
+    assert call("POST", f"/api/v1/games/{other}/cancel", unplayed["tokens"]["host"]).status_code == 200
     assert call("PUT", f"/api/v1/games/{game_id}/orders", ann,
                 json={"limits": {}, "step_out_otherwise": False}).status_code == 409
     _open_seats(app, call)

@@ -35,7 +35,8 @@ OUTCOMES = [{"kind": "done", "done": ["Keep painter, sculptor, architect"]},
             {"kind": "stale"}, {"kind": "help", "ignored": ["Thanks, Ann"]},
             {"kind": "closed", "reason": "The game is over."},
             {"kind": "not_yours", "reason": "it came from another address than the one your seat has."},
-            {"kind": "unverified", "reason": "SPF and DKIM failed."}]
+            {"kind": "unverified", "reason": "SPF and DKIM failed."},
+            {"kind": "leave", "confirm_url": "https://palazzo.example/leave?t=x"}]
 
 
 class Shape(HTMLParser):
@@ -123,6 +124,16 @@ def every_kind() -> dict[str, Case]:
                                                   TABLE.domain, title=TABLE.title))
     cases["host_link"] = _case(render.host_link("host@example.org", TABLE.game_id, url, "eyJl.abc", TABLE.domain,
                                                 title=TABLE.title))
+    for why, reason in (("left", None), ("removed", "No moves for a week.")):  # "missed" reads as "removed" does
+        cases[f"seat_left-{why}"] = _case(render.seat_left("ann@example.org", NAMES[0], TABLE.game_id, TABLE.title, why,
+                                                           reason, "https://palazzo.example/games/g/watch",
+                                                           TABLE.domain))
+    state, _ = play_until(waiting("action"))
+    pending = [{**d, "deadline_at": DEADLINE, "since": 3} for d in GAME.pending(state)]
+    seat = pending[0]["seat"]
+    to = render.Recipient(f"p{seat}@example.org", NAMES[seat], seat, "Europe/Rome", 2)
+    cases["welcome"] = _case(render.welcome(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW, NAMES[1],
+                                            reply_of(state, seat)), reply=reply_of(state, seat), mail_links=links(seat))
     state, _ = play_until(waiting("bid"))
     pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
     seat = pending["seat"]
@@ -141,9 +152,10 @@ CASES = every_kind()
 def test_every_mail_kind_is_covered():
     kinds = {case.mail.kind for case in CASES.values()}
     assert kinds >= {"your_turn", "your_bid", "choose", "reminder", "round_result", "game_over", "merged", "sign_in",
-                     "invitation", "host_link"} | {f"reply_{outcome['kind']}" for outcome in OUTCOMES}
+                     "invitation", "host_link", "welcome", "seat_left"} | {f"reply_{o['kind']}" for o in OUTCOMES}
     assert all(case.replies for case in CASES.values() if case.mail.kind not in ("round_result", "game_over", "sign_in",
-                                                                              "invitation", "host_link", "reply_closed"))
+                                                                              "invitation", "host_link", "reply_closed",
+                                                                              "seat_left"))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -19,14 +19,17 @@ BOT_GAMES = [  # seats, bots, options: both biddings, with and without passing o
 
 
 def _hosted_games(app, client) -> list[str]:
-    """What only a deadline or the host raises: a timeout, a pause and its end, a seat handed to a bot
-    (who then plays the game out), and, in a second game, a seat opened before the start, a new title and a cancel."""
+    """What only a deadline or the host raises: a timeout, a pause and its end, a player removed, his seat
+    handed to a bot (who then plays the game out), and, in a second game, a seat opened before the start, a new
+    title and a cancel."""
     store = app.extensions["palazzo.store"]
     created = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"})
     game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
     assert playing.default_on(store, games.load(store, game_id), 0, force=True)[1]
     assert client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 2}).status_code == 200
     assert client.post(f"/api/v1/games/{game_id}/resume", headers=host).status_code == 200
+    assert client.post(f"/api/v1/games/{game_id}/seats/0/remove", headers=host,
+                       json={"reason": "Gone."}).status_code == 200
     handed = client.put(f"/api/v1/games/{game_id}/seats/0", headers=host, json={"name": "Dee", "bot": "greedy"})
     assert handed.status_code == 200 and games.load(store, game_id).status == games.FINISHED
     other = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"}, start=False)

@@ -198,12 +198,17 @@ def _mails(state: dict, count: int, shown: list[str]) -> None:
             {"kind": "stale"},
             {"kind": "closed", "reason": "The game is paused."},
             {"kind": "not_yours", "reason": "it came from another address"},
+            {"kind": "leave", "confirm_url": "https://palazzo.example/leave?t=z"},
         ]
         outcome = outcomes[count % len(outcomes)]
         answered = render.answer(
             view, pending, frame, to, links, NOW, outcome, _reply(state, seat, full=outcome["kind"] == "help")
         )
         shown += [answered.subject, answered.text, visible(answered.html)]
+        if count % 5 == 0:
+            welcome = render.welcome(view, table.pending, frame, to, links, NOW, SEATS[(seat + 1) % len(SEATS)],
+                                     _reply(state, seat))
+            shown += [welcome.subject, welcome.text, visible(welcome.html)]
 
 
 @pytest.mark.parametrize(
@@ -242,6 +247,9 @@ def test_no_mail_label_answer_or_sentence_of_whole_games_shows_a_raw_id(seats, o
                           title="Ann's game"),
         render.host_link("a@example.org", "g1", "https://p.example/sign-in?link=s", "s", "p.example",
                          title="Ann's game"),
+        *(render.seat_left("a@example.org", "Ann", "g1", "Ann's game", why, reason, "https://p.example/games/g1/watch",
+                           "p.example")
+          for why, reason in (("left", None), ("removed", "Gone."), ("missed", "missed 3 decisions in a row"))),
     ):
         shown += [mail.subject, mail.text, visible(mail.html)]
     found = sorted({raw for text in shown for raw in raw_ids(text)})

@@ -6,7 +6,8 @@ Every commit writes the game's wake time into its shard's wake index in the same
 PALAZZO_POLL_SECONDS): it reads the index, claims each due (game, wake time) so that one job is
 queued for it whichever worker sees it first, and queues `wake`. `wake` re-reads the game and acts
 only on what is due; defaults go through `service.playing.default_on`, which re-checks the decision
-and commits under the game's revision check, so a job that runs late or twice never moves twice.
+and commits under the game's revision check, so a job that runs late or twice never moves twice; a
+player who has now missed the game's `remove_after` decisions in a row loses his seat (`leaving`).
 A claim expires, so a job lost with the queue Redis is queued again by the next poll after it.
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 
 from rq import Queue
 
-from service import games, playing
+from service import games, leaving, playing
 from service.store import shard_of, woken_key
 from workers import context
 
@@ -44,7 +45,10 @@ def wake(game_id: str) -> int:
         decisions = playing.overdue(table)
         if not decisions:
             break
-        table, moved = playing.default_on(store, table, decisions[0]["seat"], decisions[0]["since"])
+        seat = decisions[0]["seat"]
+        table, moved = playing.default_on(store, table, seat, decisions[0]["since"])
+        if moved:
+            table = leaving.after_timeout(store, context.links(), table, seat)
         played += moved
     return played
 

@@ -2,7 +2,9 @@
 
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
   one-click answers, and a reminder when 80% of the time is used if the decision is still his;
-- everyone with an address gets the round's result when a round ends and the scores at the end.
+- everyone with an address gets the round's result when a round ends and the scores at the end;
+- a player who has taken over a seat of a game under way (`joined`, set by `games.replace_seat`) gets
+  a welcome mail with where the game stands, once per holder.
 Every mail is sent once: a Redis key per decision (for the seat's holder: a newcomer to a seat
 gets the decision he takes over), reminder, round or game end claims it first (SET NX).
 Decision mails with a far deadline wait a short window (PALAZZO_MAIL_MERGE_SECONDS) so that
@@ -105,7 +107,7 @@ def game(game_id: str) -> int:
         return 0
     frame = seats.frame(table, MailSettings.from_env().domain)
     now = deadlines.now()
-    sent = 0
+    sent = _welcome(store, table, frame, now)
     for decision in table.pending if table.status == games.RUNNING else []:
         seat = decision["seat"]
         to = seats.recipient(store, table, seat)
@@ -121,6 +123,25 @@ def game(game_id: str) -> int:
             store.followups.queue.enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
                                              seat, decision["since"], to.holder)
     sent += _to_everyone(store, table, frame)
+    return sent
+
+
+def _welcome(store: Store, table: games.Table, frame: render.Table, now) -> int:
+    """The welcome of each player who took over a seat of a running or paused game in the last
+    CLAIM_TTL (its claim lasts that long), once per holder."""
+    if table.status not in (games.RUNNING, games.PAUSED):
+        return 0
+    sent = 0
+    for seat, entry in enumerate(table.meta["seats"]):
+        joined = entry.get("joined")
+        if not joined or (now - deadlines.parse(joined["at"])).total_seconds() > CLAIM_TTL:
+            continue
+        to = seats.recipient(store, table, seat)
+        if to is None or not _claim(store, table.id, f"welcome:{seat}:{to.holder}"):
+            continue
+        _send(store, render.welcome(table.game.view(table.state, seat), table.pending, frame, to,
+                                    _links(table, seat), now, joined.get("after"), _reply(table, seat)))
+        sent += 1
     return sent
 
 

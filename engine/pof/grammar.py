@@ -14,6 +14,7 @@ The grammar (case-insensitive, the README has the table):
     buy freedom travel | buy profession | buy bonus card | build library at C2 D2 E2 C3 D3
     publish painter [with bonus B07 B12 | without bonus] | prestige 2 | end | sell 2
     orders bid up to 600 for juggler and 400 for lake, step out otherwise | orders cancel | help
+    leave | leave confirm (no move: the seat's player leaves the game, after confirming)
 A name is its id or its name in `engine.pof.words` ("bell maker", "+2 per woods", "Most woods") in any
 case, with spaces, hyphens or underscores alike, or a prefix of it that fits one id only; bonus cards
 also go by code, B01-B20 in data.json's order; lines name things as `writing.card_word` does.
@@ -28,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-from engine.core import Command, Move, Parsed, State, Unreadable
+from engine.core import LEAVE, LEAVE_CONFIRMED, Command, Move, Parsed, State, Unreadable
 from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
@@ -117,7 +118,7 @@ def _looks_like_command(line: str) -> bool:
 # too often a name or a word of a sign-off ("Ash", "Nick") to be refused as a typo.
 TYPO_VERBS = ("keep", "open", "auction", "pass", "bid", "out", "step", "fold", "place", "discard", "throw",
               "choose", "entice", "buy", "build", "publish", "prestige", "florins", "take", "end", "sell",
-              "orders", "help")
+              "orders", "help", "leave")
 
 
 def _near_verb(word: str) -> str | None:
@@ -314,6 +315,17 @@ def _simple(move_type: str, allowed: Iterable[str] = ()) -> Callable[[list[str],
 
 def _help(words: list[str], line: str) -> Command:
     return Command(line, None)
+
+
+def _leave(words: list[str], line: str) -> Command:
+    """"leave" asks to leave the game (the answer asks to confirm), "leave confirm" leaves it."""
+    said = [word for word in words if word not in ("game", "this")]
+    if not said:
+        return Command(line, None, asks=LEAVE)
+    if said in (["confirm"], ["confirmed"]):
+        return Command(line, None, asks=LEAVE_CONFIRMED)
+    raise Unreadable("bad_command", "write 'leave' to be asked whether you want to leave the game, or "
+                                    "'leave confirm' to leave it at once", line)
 
 
 def _keep(words: list[str], line: str) -> Command:
@@ -542,6 +554,7 @@ def _standing(words: list[str], line: str) -> Command:
 
 VERBS: dict[str, Callable[[list[str], str], Command]] = {
     "help": _help, "commands": _help, "options": _help,
+    "leave": _leave,
     "keep": _keep,
     "open": _open, "auction": _open, "offer": _open,
     "pass": _pass,

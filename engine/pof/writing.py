@@ -200,6 +200,8 @@ def answers(legal: list[Move], fill: Callable[[Move], list[Fill]], view: dict[st
     if not legal:
         notes.append("Nothing waits for you now; standing orders may be set at any time "
                      "('orders bid up to 600 for juggler').")
+    if full:
+        notes.append("To leave the game for good, write 'leave' alone: you are asked to confirm first.")
     return Answers(commands, notes, picture(me) if pieces or full else None)
 
 

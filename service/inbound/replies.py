@@ -13,7 +13,9 @@ the seat's own address (never the sender) is told, at most once an hour, unless 
 mail (`seats.recipient`). Then the reply must answer the seat's decision still pending: the decision
 a mail is about is named in its Message-ID, which the reply quotes (`headers.decision_in`); a reply
 that quotes none answers the decision pending now, and standing orders may answer any mail. A reply
-of more than MAX_COMMANDS commands is refused unplayed: each would be a commit of its own.
+of more than MAX_COMMANDS commands is refused unplayed: each would be a commit of its own. A reply whose
+one command is `leave` is answered with what leaving means and a leave link (`leaving.leave_url`);
+`leave confirm` leaves (`leaving.vacate`), and the mail saying so is its answer.
 
 A mail the parser cannot read (a charset nobody knows, parts nested too deeply) is kept as unreadable,
 with the reason, and never raises, so the job is not retried on it; its sender hears why only if
@@ -29,8 +31,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Unreadable, grammar_of, read_commands
-from service import deadlines, games, playing, tokens
+from engine.core import LEAVE, Parsed, Unreadable, grammar_of, read_commands
+from service import deadlines, games, leaving, playing, tokens
 from service.inbound import address, inbox, message
 from service.links import Links
 from service.mail import headers, render, seats
@@ -40,7 +42,8 @@ from service.store import Store
 
 log = logging.getLogger(__name__)
 
-STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed"}
+STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed",
+          "leave": "leave_asked", "left": "left"}
 FINAL = frozenset(STATUS.values()) | {"ignored", "unreadable"}
 MAX_COMMANDS = 20  # lines of one reply that are played; each is a commit, and a turn takes a few
 NOTICE_EVERY = 3600  # seconds between two notices to a seat about mail for it that was not played
@@ -108,10 +111,25 @@ class Replies:
             plan = _read(table, seat, mail, text)
             if "moves" in plan:
                 inbox.update(redis, key, plan=plan, game=game_id, seat=seat)
+        if plan.get("kind") == "left":
+            return self._leave(table, seat, holder, mail, key)
+        if plan.get("kind") == "leave":
+            plan = {**plan, "confirm_url": leaving.leave_url(self.links, table, seat)}
         outcome, table = self._play(table, seat, plan, key) if "moves" in plan else (plan, table)
         self._answer(table, seat, mail, outcome, key)
         detail = outcome.get("reason") or "; ".join(outcome.get("done") or []) or outcome["kind"]
         return self._finish(key, STATUS[outcome["kind"]], detail, game_id, seat)
+
+    def _leave(self, table: games.Table, seat: int, holder: int, mail: message.Inbound, key: str) -> str:
+        """'leave confirm': the seat's player leaves it; the mail saying so answers his (`leaving.vacate`).
+        A retry after the seat went finds an earlier holder's address, and is refused unanswered."""
+        try:
+            leaving.vacate(self.store, self.links, table, seat, games.LEFT, holder=holder, answering=mail.message_id)
+        except Problem as problem:
+            if problem.status >= 500:
+                raise
+            return self._finish(key, "refused", problem.detail, table.id, seat)
+        return self._finish(key, STATUS["left"], "the player left the game", table.id, seat)
 
     def failed(self, key: str, reason: str) -> None:
         """The job gave up on the mail: it stays kept, marked failed, for the host and a later post."""
@@ -189,16 +207,22 @@ class Replies:
 
 def _read(table: games.Table, seat: int, mail: message.Inbound, text: str) -> dict[str, Any]:
     """The plan for a reply saying `text` ({moves, lines, seen, ignored}), or the outcome that answers
-    it at once: help, a refusal, a stale decision or a game that is not running."""
-    if table.status != games.RUNNING:
-        return {"kind": "closed", "reason": CLOSED.get(table.status, f"The game is {table.status}.")}
+    it at once: help, a refusal, a stale decision, a game that is not running, or leaving (asked, to
+    be confirmed; or confirmed, `left`), which an open or paused game takes too."""
+    closed = {"kind": "closed", "reason": CLOSED.get(table.status, f"The game is {table.status}.")}
     grammar = grammar_of(table.game)
     if grammar is None:
-        return {"kind": "refused", "reason": f"{table.game.name} cannot be played by mail"}
+        return closed if table.status != games.RUNNING else {
+            "kind": "refused", "reason": f"{table.game.name} cannot be played by mail"}
     try:
         parsed = grammar.parse(text)
     except Unreadable as error:
-        return {"kind": "refused", "reason": error.message, "line": error.line or ""}
+        return closed if table.status != games.RUNNING else {
+            "kind": "refused", "reason": error.message, "line": error.line or ""}
+    if parsed.leaving:
+        return _leaving(table, parsed) or closed
+    if table.status != games.RUNNING:
+        return closed
     if parsed.help:
         return {"kind": "help", "ignored": parsed.ignored}
     if len(parsed.commands) > MAX_COMMANDS:
@@ -216,6 +240,18 @@ def _read(table: games.Table, seat: int, mail: message.Inbound, text: str) -> di
         return {"kind": "refused", "reason": error.message, "line": error.line or ""}
     return {"moves": reading.moves, "lines": reading.lines, "seen": current, "ignored": parsed.ignored,
             "settled": [list(pair) for pair in reading.settled]}
+
+
+def _leaving(table: games.Table, parsed: Parsed) -> dict[str, Any] | None:
+    """A reply whose one command is 'leave' (asked: the answer asks to confirm) or 'leave confirm'
+    (left); one beside other commands is refused, unplayed; None in a game that is over."""
+    if table.status not in (games.OPEN, games.RUNNING, games.PAUSED):
+        return None
+    if len(parsed.commands) > 1:
+        line = next(command.text for command in parsed.commands if command.asks)
+        return {"kind": "refused", "line": line, "ignored": parsed.ignored,
+                "reason": "Leaving the game is a reply of its own: write 'leave' alone. Nothing was played."}
+    return {"kind": "leave" if parsed.leaving == LEAVE else "left", "ignored": parsed.ignored}
 
 
 def _answered(mail: message.Inbound, game_id: str, seat: int) -> int | None:

@@ -11,9 +11,12 @@ from engine.pof.data import ECONOMY
 from engine.pof.words import listing, name, names, shown
 from service import zones
 
-__all__ = ["NUMBERS", "clock", "florins", "listing", "name", "names", "pending", "relative", "shown", "zone"]
+__all__ = ["NUMBERS", "PHASES", "clock", "florins", "listing", "name", "names", "pending", "relative", "shown",
+           "zone"]
 
 NUMBERS = ("no", "one", "two", "three", "four", "five")
+PHASES = {"professions": "choosing professions", "auction": "Phase A, the auction", "actions": "Phase B, actions",
+          "over": "the game is over"}
 
 
 def florins(amount: int) -> str:

@@ -73,9 +73,10 @@ class Outcome(TypedDict, total=False):
     `kind`: done (moves played), refused (nothing played: `reason`, at `line`), stale (it answered a
     decision that has moved on), help (the commands he may send), closed (the game is not running),
     not_yours (a mail for his seat that did not come from his address), unverified (a mail from his
-    address that SPF and DKIM did not vouch for). `done` lists the moves played, `settled` the lines
-    that needed no move, with why (an "end" of a turn that had ended by itself), `ignored` the lines
-    not read, `message_id` is his mail's, which the answer threads under."""
+    address that SPF and DKIM did not vouch for), leave (he asked to leave: the answer asks him to
+    confirm, by replying 'leave confirm' or at `confirm_url`). `done` lists the moves played,
+    `settled` the lines that needed no move, with why (an "end" of a turn that had ended by itself),
+    `ignored` the lines not read, `message_id` is his mail's, which the answer threads under."""
     kind: str
     done: list[str]
     reason: str
@@ -83,6 +84,7 @@ class Outcome(TypedDict, total=False):
     ignored: list[str]
     settled: list[list[str]]
     message_id: str | None
+    confirm_url: str
 
 
 class Part(TypedDict):
@@ -338,6 +340,7 @@ _ANSWERS: dict[str, Callable[[Outcome], str]] = {
     "closed": lambda outcome: "Not played: the game is not running",
     "not_yours": lambda outcome: "Not played: a reply for your seat from another address",
     "unverified": lambda outcome: "Not played: a reply in your name that could not be verified",
+    "leave": lambda outcome: "Do you want to leave this game? Please confirm",
 }
 
 
@@ -366,6 +369,51 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
     return _mail(f"reply_{outcome['kind']}", _ANSWERS[outcome["kind"]](outcome), facts, table, to, links,
                  reply=reply, decision=decision, answering=outcome.get("message_id"), template="answer",
                  automatic=True)
+
+
+def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, to: Recipient, links: MailLinks,
+            now: datetime, after: str | None = None, reply: Reply | None = None) -> Mail:
+    """For a player who has just taken over a seat of a game under way: where the game stands (round,
+    phase, his cash and prestige, the standings, whose decision it is and until when) from his own
+    view, and his links; his seat page shows the rest of his private part. `after` names the player
+    whose seat it was, `pending` is the game's pending decisions (his own with its deadline)."""
+    _check(view)
+    me = _own(view, to.seat)
+    own = next((d for d in pending if d["seat"] == to.seat), None)
+    decision = None
+    if own is not None and own.get("deadline_at"):
+        due = deadlines.parse(own["deadline_at"])
+        asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **own}
+        decision = {"pending": phrases.pending(asked, view),
+                    "deadline": phrases.clock(due, to.time_zone), "relative": phrases.relative(due, now)}
+    waiting = phrases.listing(list(dict.fromkeys(table.names[d["seat"]] for d in pending if d["seat"] != to.seat)))
+    private = me["private"]
+    facts = {
+        **_frame(table, to, links),
+        "seat": to.seat, "after": after, "round": view["round"], "rounds": ROUNDS,
+        "phase": phrases.PHASES.get(view["phase"], view["phase"]), "min_work_value": view["min_work_value"],
+        "cash": phrases.florins(private["cash"]), "prestige": me["prestige"],
+        "hand": phrases.names(private.get("hand", [])), "bonus_cards": len(private.get("bonus_cards", [])),
+        "standings": [{"name": table.names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == to.seat}
+                      for p in sorted(view["players"], key=lambda p: -p["prestige"])],
+        "decision": decision, "waiting": waiting, "reply": reply,
+    }
+    return _mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
+
+
+def seat_left(to: str, name: str, game_id: str, title: str, why: str, reason: str | None, watch_url: str,
+              domain: str, answering: str | None = None) -> Mail:
+    """To a player whose seat was taken from him (he left, the host removed him, or he missed too many
+    decisions): what happened, that nothing more comes to him about the game and where to watch it.
+    An account mail, not a seat's: he holds the seat no more, and it must leave all the same."""
+    facts = {"name": name, "game_id": game_id, "title": title, "why": why, "reason": reason, "watch_url": watch_url}
+    subject = {"left": "You have left the game", "removed": "The host has removed you from the game",
+               "missed": "You were removed from the game after missing decisions"}[why]
+    context = {**facts, "subject": _subject(subject, title), "one_click": [], "seat_url": None,
+               "unsubscribe": None}
+    return Mail(to=to, subject=context["subject"], text=_text("seat_left", context), html=_html("seat_left", context),
+                headers=headers.build(domain, game_id, answering=answering, automatic=answering is not None),
+                kind="seat_left", game=game_id)
 
 
 def _lot(view: dict[str, Any], table: Table, seat: int) -> dict[str, Any]:

@@ -42,7 +42,8 @@ def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
 
 def frame(table: games.Table, domain: str) -> render.Table:
     """What every mail of the game shows around the seat's view: the game and its players."""
-    return render.Table(table.id, [games.seat_name(s) for s in table.meta["seats"]], domain, games.title_of(table))
+    return render.Table(table.id, [games.seat_name(s, n) for n, s in enumerate(table.meta["seats"])], domain,
+                        games.title_of(table))
 
 
 def claim(store: Store, game_id: str, what: str, ttl: int) -> bool:

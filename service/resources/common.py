@@ -193,7 +193,7 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
     seats = []
     for number, entry in enumerate(table.meta["seats"]):
         out = {"seat": number, "name": entry["name"], "bot": entry.get("bot"), "missed": entry.get("missed", 0),
-               "standin": entry.get("standin"), "open": games.seat_is_open(entry)}
+               "standin": entry.get("standin"), "open": games.seat_is_open(entry), "left": entry.get("left")}
         if role == "host" or (role == "seat" and seat == number):
             out["email"] = entry.get("email")
         seats.append(out)

@@ -1,14 +1,15 @@
-"""Host actions: start, pause and resume (bounded), rename, hand a seat to someone else, cancel."""
+"""Host actions: start, pause and resume (bounded), rename, hand a seat to someone else, remove a player, cancel."""
 from __future__ import annotations
 
 from typing import Any
 
 from flask import current_app, request
 
-from service import games, invitations
+from service import games, invitations, leaving
 from service.resources.common import (ETAG, blueprint, caller, documented, etag, game_out, host_of, links, load_game,
                                       store)
-from service.schemas import AcceptedOut, GameOut, HostLinkIn, PauseIn, SeatIn, SeatReplacedOut, TitleIn
+from service.schemas import (AcceptedOut, GameOut, HostLinkIn, PauseIn, RemoveIn, SeatIn, SeatLeftAnswerOut,
+                             SeatReplacedOut, TitleIn)
 
 blp = blueprint("host", "What only the host of a game may do.")
 HOST_CODES = ("token_required", "host_only", "game_not_found")
@@ -85,6 +86,21 @@ def replace_seat(player, game_id, seat):
     """
     table, token = invitations.replace_seat(store(), links(), _hosted(game_id), seat, player, **_asker())
     return {"seat": seat, "token": token, "game": game_out(table, caller())}
+
+
+@blp.route("/games/<game_id>/seats/<int:seat>/remove", methods=["POST"])
+@blp.arguments(RemoveIn())
+@blp.response(200, SeatLeftAnswerOut)
+@documented(blp, *HOST_CODES, "seat_not_found", "reason_required", "seat_open", "seat_is_bot", "game_finished",
+            "game_cancelled", "busy", body=True)
+def remove_player(body, game_id, seat):
+    """Remove the seat's player at once, with a `reason` everyone reads in the game's log: as if he had
+    left (see `leaveGame`), he is told by mail, the seat becomes open for a substitute, and a stand-in
+    plays it at its deadlines meanwhile. To remove players who stop playing without watching, create
+    the game with `remove_after`."""
+    table = _hosted(game_id)
+    table = leaving.vacate(store(), links(), table, seat, games.REMOVED, body.get("reason"))
+    return {"seat": seat, "game": game_out(table, caller())}
 
 
 @blp.route("/games/<game_id>/host-link", methods=["POST"])

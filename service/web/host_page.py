@@ -1,5 +1,7 @@
-"""The host's page: start, pause, resume or cancel the game, rename it, hand a seat to someone else, and see
-what went wrong: mail that was not delivered, decisions missed, who a bot stands in for.
+"""The host's page: start, pause, resume or cancel the game, rename it, hand a seat to someone else,
+open a seat before the start, remove a player (with a reason the table reads), and see what went
+wrong: mail that was not delivered, decisions missed, who a bot stands in for, which seats are open
+and why.
 
 Each button posts to a route that calls the same host action as the API (`service.games`), for the
 host only: the browser that created the game (its session holds the host grant) or one signed in
@@ -17,7 +19,7 @@ from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.bots import BOTS
-from service import games, invitations, seats, titles
+from service import games, invitations, leaving, seats, titles
 from service.mail import phrases
 from service.mail import undelivered as undelivered_mail
 from service.problems import Problem
@@ -48,7 +50,7 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
         entry = table.meta["seats"][seat["seat"]]
         link = seat_url(web_links(), table, seat["seat"]) \
             if not entry.get("bot") and not entry.get("email") and not games.seat_is_open(entry) else None
-        shown.append({**seat, "name": games.seat_name(entry), "link": link})
+        shown.append({**seat, "name": games.seat_name(entry, seat["seat"]), "link": link})
     names = [s["name"] for s in shown]
     pending = [{"name": names[d["seat"]], "what": tableau.waiting_for(table.meta, d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \
@@ -127,7 +129,7 @@ def replace(game_id: str, seat: int) -> Response:
 
 
 @bp.route("/games/<game_id>/host/seats/<int:seat>/open", methods=["POST"])
-def remove(game_id: str, seat: int) -> Response:
+def open_seat(game_id: str, seat: int) -> Response:
     """Remove a player before the start: his seat opens again, for the join link or the host to fill."""
     return _changed(game_id, lambda table: seats.hand_over(web_store(), table, seat, {"open": True}),
                     f"Seat {seat + 1} is open again.")
@@ -154,6 +156,21 @@ def _changed(game_id: str, change: Callable[[games.Table], Any], done: str) -> R
     except Problem as problem:
         return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
     session.flash(done)
+    return redirect(url_for("host_page.host", game_id=game_id), 303)
+
+
+@bp.route("/games/<game_id>/host/seats/<int:seat>/remove", methods=["POST"])
+def remove(game_id: str, seat: int) -> Response:
+    """Remove the seat's player at once with a reason, as POST /games/{id}/seats/{seat}/remove does."""
+    table = load_game(game_id)
+    access.host_only(session.current(), table)
+    reason = request.form.get("reason", "")[:leaving.REASON_CHARS * 2]
+    try:
+        name = games.seat_name(table.meta["seats"][seat], seat) if 0 <= seat < len(table.meta["seats"]) else None
+        leaving.vacate(web_store(), web_links(), table, seat, games.REMOVED, reason)
+    except Problem as problem:
+        return _draw(load_game(game_id), problem.status, f"{problem.detail}; nothing was changed.")
+    session.flash(f"{name} no longer plays seat {seat + 1}; a stand-in plays it until someone takes it over.")
     return redirect(url_for("host_page.host", game_id=game_id), 303)
 
 

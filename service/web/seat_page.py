@@ -1,7 +1,7 @@
 """The seat page: a player's whole game in one page, and every move he may make as a form.
 
-GET draws the page for the seat this browser holds; POST /games/<id>/play turns the form into the
-API's move object, checks it with the API's schema and submits it through `playing.submit`, the
+GET draws the page for the seat this browser holds; its player may leave the game from it, through a
+page that asks first (/games/<id>/leave). POST /games/<id>/play turns the form into the API's move object, checks it with the API's schema and submits it through `playing.submit`, the
 path every channel takes, against the version the page was drawn at. A stale page gets the game as
 it is now with a line saying nothing was played (409); an illegal move the same with the rules'
 reason (422). Success redirects back to the page (303), so a reload never posts twice.
@@ -15,12 +15,13 @@ from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.typed import whole_number
-from service import games, playing
+from service import games, leaving, playing
 from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
 from service.web import access, decision_forms, form_errors, forms, placing, session, story, tableau
+from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 
@@ -102,6 +103,35 @@ def play(game_id: str) -> Response:
         return draw(fresh, seat, problem.status, f"{problem.detail}. Nothing was played.")
     session.flash(f"Done: {label}.")
     return redirect(url_for("seat_page.show", game_id=game_id) + "#top", 303)
+
+
+@bp.route("/games/<game_id>/leave", methods=["GET"])
+def leave_confirm(game_id: str) -> Response:
+    """What leaving means, and the one button that does it: a link to this page leaves nobody."""
+    table = load_game(game_id)
+    seat = access.seat_only(session.current(), table)
+    return _leave_page(table, seat)
+
+
+def _leave_page(table: Table, seat: int, status: int = 200, problem: str | None = None) -> Response:
+    return render("leave.html", status, heading="Leave this game?", game_id=table.id, seat=seat,
+                  name=table.meta["seats"][seat]["name"], link=None, problem=problem, done=False,
+                  action=url_for("seat_page.leave", game_id=table.id))
+
+
+@bp.route("/games/<game_id>/leave", methods=["POST"])
+def leave(game_id: str) -> Response:
+    """Leave, from the confirmation page's button (CSRF checked by the blueprint); without its
+    `confirm` the page is shown again and nothing changes."""
+    table = load_game(game_id)
+    seat = access.seat_only(session.current(), table)
+    if request.form.get("confirm") != "yes":
+        return _leave_page(table, seat, 422, "Press the button below to leave; nothing was changed.")
+    name = table.meta["seats"][seat]["name"]
+    leaving.vacate(web_store(), web_links(), table, seat, games.LEFT, holder=table.holder(seat))
+    session.flash(f"You have left game {table.id}, where you played as {name}; a stand-in plays the seat until "
+                  "someone takes it over.")
+    return redirect(url_for("home_page.home"), 303)
 
 
 @bp.route("/games/<game_id>/log", methods=["GET"])

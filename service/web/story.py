@@ -36,6 +36,13 @@ def _published(e: Event, who: Callable[[int], str]) -> str:
     return f"{who(e['seat'])} published a work by the {name(e['profession'])} worth {e['value']}{extra}."
 
 
+def _left(e: Event) -> str:
+    reason = (e.get("reason") or "").rstrip(".!")
+    why = {"left": f"{e['name']} left the game", "removed": f"The host removed {e['name']}: {reason}",
+           "missed": f"{e['name']} lost the seat: {reason}"}[e["why"]]
+    return f"{why}. A stand-in plays seat {e['seat'] + 1} until someone takes it over."
+
+
 def _best(e: Event, who: Callable[[int], str]) -> str:
     return (f"Best work of round {e['round']} ({e['value']}): {listing([who(s) for s in e['seats']])} "
             f"{'gain' if len(e['seats']) > 1 else 'gains'} {e['points']} PP.")
@@ -56,6 +63,7 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
     "seat_replaced": lambda e, who: (f"{e['name']} joined at seat {e['seat'] + 1}." if e.get("joined")
                                      else f"{e['name']} now plays seat {e['seat'] + 1}."),
     "seat_opened": lambda e, who: f"Seat {e['seat'] + 1} is open.",
+    "seat_left": lambda e, who: _left(e),
     "timeout": lambda e, who: f"Time ran out for {who(e['seat'])} ({name(e['kind'])}); the default was played.",
     "professions_kept": _kept,
     "round_started": lambda e, who: f"Round {e['round']} begins; {who(e['start_player'])} chooses first.",

@@ -18,8 +18,6 @@ from service.store import Store
 from service.web import principality, story, words
 
 LOG_LINES = 30
-PHASES = {"professions": "choosing professions", "auction": "Phase A, the auction", "actions": "Phase B, actions",
-          "over": "the game is over"}
 STATUS = {games.OPEN: "not started yet", games.RUNNING: "running", games.PAUSED: "paused",
           games.FINISHED: "over", games.CANCELLED: "cancelled"}
 
@@ -30,7 +28,7 @@ def waiting_for(meta: dict[str, Any], kind: str) -> str:
 
 
 def names_of(table: Table) -> list[str]:
-    return [games.seat_name(entry) for entry in table.meta["seats"]]
+    return [games.seat_name(entry, number) for number, entry in enumerate(table.meta["seats"])]
 
 
 def time_zone(store: Store, table: Table, reader: int | None) -> str:
@@ -68,7 +66,7 @@ def table_context(store: Store, table: Table, reader: int | None, view: dict[str
         "game_id": table.id, "title": games.title_of(table), "version": table.version, "status": table.status,
         "status_words": STATUS.get(table.status),
         "paused_until": due(table.meta.get("paused_until"), zone), "zone": zone,
-        "round": view["round"], "rounds": ROUNDS, "phase": PHASES.get(view["phase"], view["phase"]),
+        "round": view["round"], "rounds": ROUNDS, "phase": phrases.PHASES.get(view["phase"], view["phase"]),
         "min_work_value": view["min_work_value"],
         "waiting": [{"name": names[d["seat"]], "me": d["seat"] == reader, "what": waiting_for(table.meta, d["kind"]),
                      "kind": d["kind"], "due": due(d.get("deadline_at"), zone)} for d in table.pending]
