@@ -21,12 +21,12 @@ from service.games import LOAD_FIELDS
 from service.inbound import endpoint as inbound
 from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
-from service.resources import events, games, health, host, moves, orders, players
+from service.resources import events, games, health, host, messages, moves, orders, players
 from service.spec import describe_games
 from service.web import (create_page, dev_mailbox, home, host_page, mail_events, oneclick, pages, seat_link, seat_page,
                          signin_page, unsubscribe, watch)
 
-BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, players.blp, health.blp]
+BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.blp, players.blp, health.blp]
 PAGES = [home, signin_page, seat_link, seat_page, watch, create_page, host_page, oneclick, unsubscribe, dev_mailbox,
          mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
@@ -117,7 +117,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for page in (*PAGES, inbound):
         app.register_blueprint(page.bp)
     app.register_blueprint(pages.assets())
-    for extension, name in (("palazzo.limit", "RATE_LIMIT"), ("palazzo.invite_limit", "INVITE_LIMIT")):
+    for extension, name in (("palazzo.limit", "RATE_LIMIT"), ("palazzo.invite_limit", "INVITE_LIMIT"),
+                            ("palazzo.talk_limit", "TALK_LIMIT")):
         try:
             app.extensions[extension] = ratelimit.Limit.parse(app.config[name])
         except ValueError as error:
