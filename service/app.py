@@ -24,10 +24,10 @@ from service.problems import Problem, render
 from service.resources import events, games, health, host, messages, moves, orders, players
 from service.spec import describe_games
 from service.web import (create_page, dev_mailbox, home, host_page, mail_events, oneclick, pages, seat_link, seat_page,
-                         signin_page, unsubscribe, watch)
+                         signin_page, talk, unsubscribe, watch)
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.blp, players.blp, health.blp]
-PAGES = [home, signin_page, seat_link, seat_page, watch, create_page, host_page, oneclick, unsubscribe, dev_mailbox,
+PAGES = [home, signin_page, seat_link, seat_page, watch, talk, create_page, host_page, oneclick, unsubscribe, dev_mailbox,
          mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
                   "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth

@@ -28,7 +28,7 @@ from typing import Any
 
 import redis
 
-from service import deadlines, games, ratelimit
+from service import deadlines, games, preferences, ratelimit
 from service.problems import Problem
 from service.store import MESSAGE_KEYS as KEYS
 from service.store import Store, dumps, game_key, loads
@@ -262,3 +262,15 @@ def hide(store: Store, table: games.Table, seq: int) -> dict[str, Any]:
                 return shown(found, HOST)
             except redis.WatchError:
                 continue
+
+
+def mail_choices(store: Store, email_hash: str) -> dict[str, str]:
+    """How the talk of each game the address holds a seat in reaches it by mail."""
+    chosen = preferences.talk_choices(store, email_hash)
+    return {game_id: chosen.get(game_id, preferences.TALK_DEFAULT)
+            for game_id in sorted(games.seats_held(store, email_hash))}
+
+
+def choose_mail(store: Store, email_hash: str, game_id: str, choice: str) -> None:
+    """Set how the game's talk reaches the address (a digest lists what comes after now)."""
+    preferences.choose_talk(store, email_hash, game_id, choice, count(store, game_id))

@@ -6,7 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from engine.bots import BOTS
 from service import zones
-from service.preferences import MAIL_CHOICES
+from service.preferences import MAIL_CHOICES, TALK_CHOICES
 from service.vocabulary import (Choice, Deadlines, EventDoc, GameDoc, GameName, GameTerm, MoveField, MoveFields,
                                 MovePart, StrictBoolean)
 
@@ -342,16 +342,29 @@ class TimeZone(fields.String):
         return text
 
 
+MAIL_WORDS = ("The game's own mail: all; decisions (only his own decisions and reminders, no round results or "
+              "scores); none (no mail at all, table talk included).")
+TALK_WORDS = ("Per game (by id), how its table talk comes by mail: each (one mail per message, joined to a decision "
+              "mail due at the same time), digest (one mail a day with the messages since the last), none.")
+
+
+def TalkChoices(**kwargs) -> fields.Dict:
+    return fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=40)),
+                       values=fields.String(validate=validate.OneOf(TALK_CHOICES)), **kwargs)
+
+
 class SettingsIn(Schema):
     time_zone = TimeZone(validate=validate.Length(min=1, max=64), metadata={"example": "Europe/Rome"})
-    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES),
-                         metadata={"description": "all; decisions (only his own decisions and reminders); none"})
+    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES), metadata={"description": MAIL_WORDS})
+    talk = TalkChoices(metadata={"description": TALK_WORDS + " Only games where the caller holds a seat; "
+                                                             "games left out keep their choice."})
 
 
 @always_present()
 class SettingsOut(Schema):
     time_zone = fields.String()
-    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES))
+    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES), metadata={"description": MAIL_WORDS})
+    talk = TalkChoices(metadata={"description": TALK_WORDS + " Every game where the caller holds a seat."})
 
 
 class PauseIn(Schema):
