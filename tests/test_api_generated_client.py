@@ -85,6 +85,8 @@ def generated(tmp_path_factory):
             start_game=importlib.import_module(f"{PACKAGE}.api.host.start_game"),
             list_legal_moves=importlib.import_module(f"{PACKAGE}.api.moves.list_legal_moves"),
             submit_move=importlib.import_module(f"{PACKAGE}.api.moves.submit_move"),
+            post_message=importlib.import_module(f"{PACKAGE}.api.messages.post_message"),
+            list_messages=importlib.import_module(f"{PACKAGE}.api.messages.list_messages"),
         )
     finally:
         sys.path.remove(str(output))
@@ -153,6 +155,7 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
     assert started.status == m.GameOutStatus.RUNNING
 
     _problem(gen, gen.get_game.sync_detailed("no-such-game", client=spectator), 404, "game_not_found")
+    _talk(gen, game_id, spectator, seats)
     for seat, client in seats.items():
         own = _ok(gen.get_game.sync_detailed(game_id, client=client), 200, m.GameOut)
         assert own.you.role == m.YouOutRole.SEAT and own.you.seat == seat
@@ -230,3 +233,23 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
     assert best == 1 and sorted(game.result.winners) == [s.seat for s in scores if s.rank == 1]
     assert view.phase == m.PrincesOfFlorenceViewPhase.OVER
     assert [p.prestige for p in view.players] == [s.prestige for s in scores]
+
+
+def _talk(gen, game_id: str, spectator, seats: dict) -> None:
+    """The table talks through the generated client: a message to the table and a private one, each
+    reader getting his typed share; a bad one is a typed problem."""
+    m = gen.m
+    posted = _ok(gen.post_message.sync_detailed(game_id, client=seats[0], body=m.MessageIn(text="Good luck!")),
+                 201, m.MessageOut)
+    assert (posted.seq, posted.by, posted.to, posted.text, posted.hidden) == (1, 0, None, "Good luck!", False)
+    private = _ok(gen.post_message.sync_detailed(game_id, client=seats[1], body=m.MessageIn(text="Psst", to=2)),
+                  201, m.MessageOut)
+    assert private.to == 2
+    _problem(gen, gen.post_message.sync_detailed(game_id, client=seats[1], body=m.MessageIn(text="x" * 2001)),
+             422, "message_too_long")
+    for client, texts in ((spectator, ["Good luck!"]), (seats[0], ["Good luck!"]), (seats[2], ["Good luck!", "Psst"])):
+        page = _ok(gen.list_messages.sync_detailed(game_id, client=client), 200, m.MessagePageOut)
+        assert [message.text for message in page.messages] == texts and page.next_after == 2 and not page.more
+        assert all(isinstance(message, m.MessageOut) for message in page.messages)
+    resumed = _ok(gen.list_messages.sync_detailed(game_id, client=spectator, after=1), 200, m.MessagePageOut)
+    assert resumed.messages == [] and resumed.next_after == 2

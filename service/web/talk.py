@@ -71,7 +71,7 @@ def _posted(table: games.Table, writer: messages.Reader, back: str,
         messages.post(web_store(), table, writer, to, text, current_app.extensions["palazzo.talk_limit"],
                       f"web:{key}" if key else None)
     except Problem as problem:
-        return redraw(problem.status, f"Your message was not posted: {problem.detail}.", text, to)
+        return redraw(problem.status, f"Your message was refused: {problem.detail}; nothing was posted.", text, to)
     session.flash("Your message was posted.")
     return redirect(back + "#talk", 303)
 
