@@ -38,7 +38,7 @@ def _reply_to(table: games.Table, seat: int) -> str | None:
 def _part(table: games.Table, seat: int, to: render.Recipient, message: dict, digest: bool = False) -> render.Part:
     frame = seats.frame(table, MailSettings.from_env().domain)
     return render.talk_part(message, frame, to, seats.talk_links(context.links(), table, seat),
-                            _reply_to(table, seat), digest)
+                            _reply_to(table, seat), digest, table.meta.get("title") or table.id)
 
 
 def posted(game_id: str, seq: int) -> int:

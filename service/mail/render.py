@@ -312,17 +312,18 @@ def part_mail(part: Part, to: str, domain: str, talk: list[Part] = ()) -> Mail:
 
 
 def talk_part(message: dict[str, Any], table: Table, to: Recipient, links: MailLinks, reply_to: str | None,
-              digest: bool = False) -> Part:
+              digest: bool = False, title: str | None = None) -> Part:
     """A message of the table as a mail shows it to `to`: who wrote it, to whom, when, its text, and
     whom a reply to its mail reaches (`reply_to`, the seat's reply address, when replies are taken).
-    The caller passes only a message `to` may read, as `messages.shown` gives it to his seat."""
+    The caller passes only a message `to` may read, as `messages.shown` gives it to his seat; `title`
+    names the game (its id when it has none)."""
     if message["text"] is None:
         raise ValueError("a hidden message is not mailed")
     private = message["to"] is not None
     answered_by = "the table" if not private else f"{message['name']} alone" if message["by"] is not None else None
     facts = {**_frame(table, to, links), "sender": message["name"], "private": private, "text": message["text"],
              "lines": message["text"].split("\n"), "when": phrases.clock(deadlines.parse(message["at"]), to.time_zone),
-             "reply_to": reply_to, "answered_by": answered_by}
+             "reply_to": reply_to, "answered_by": answered_by, "game_name": title or table.game_id}
     summary = f"{message['name']} to you alone" if private else f"{message['name']} to the table"
     return {"kind": "talk_digest" if digest else "talk", "game": table.game_id, "seat": to.seat,
             "holder": to.holder, "since": None, "seq": message["seq"], "summary": summary, "facts": facts}
@@ -359,7 +360,7 @@ def digest(parts: list[Part], to: str, domain: str) -> Mail | None:
     unsubscribe = parts[0]["facts"]["unsubscribe"]
     context = {"subject": subject, "name": parts[0]["facts"]["name"], "one_click": [], "seat_url": None,
                "unsubscribe": unsubscribe,
-               "games": [{"game_id": game_id, "seat_url": listed[0]["facts"]["seat_url"],
+               "games": [{"game_name": listed[0]["facts"]["game_name"], "seat_url": listed[0]["facts"]["seat_url"],
                           "talk": [p["facts"] for p in listed]} for game_id, listed in by_game.items()]}
     only = next(iter(by_game)) if len(by_game) == 1 else None
     return Mail(to=to, subject=subject, text=_text("digest", context), html=_html("digest", context),
@@ -481,7 +482,7 @@ def merged(parts: list[Part], to: str, domain: str) -> Mail | None:
     context = {"subject": subject, "parts": [{"subject": _subject(p["summary"], p["game"]), "facts": p["facts"]}
                                              for p in decisions],
                "talk": [p["facts"] for p in talk], "one_click": [], "seat_url": None, "unsubscribe": unsubscribe,
-               "tables": [{"game_id": game_id, "seat_url": url} for game_id, url in
-                          {p["game"]: p["facts"]["seat_url"] for p in talk if p["facts"]["seat_url"]}.items()]}
+               "tables": [{"game_name": name, "seat_url": url} for name, url in
+                          {p["facts"]["game_name"]: p["facts"]["seat_url"] for p in talk if p["facts"]["seat_url"]}.items()]}
     return Mail(to=to, subject=subject, text=_text("merged", context), html=_html("merged", context),
                 headers=headers.build(domain, None, unsubscribe), kind="merged", parts=list(parts))

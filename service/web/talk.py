@@ -54,7 +54,7 @@ def panel(table: games.Table, reader: messages.Reader, form: str | None = None, 
         "form": form, "draft": draft, "draft_to": draft_to, "max": messages.MAX_CHARS,
         "recipients": [{"seat": seat, "name": entry["name"]} for seat, entry in enumerate(seats)
                        if messages.held_by_player(entry) and seat != reader.seat],
-        "mail": mail, "host": reader.host,
+        "mail": mail, "host": reader.host, "total": total,
     }
 
 
