@@ -56,10 +56,12 @@ def talk_choice(store: Store, email_hash: str, game_id: str) -> str:
 
 
 def choose_talk(store: Store, email_hash: str, game_id: str, choice: str, latest: int) -> None:
-    """Set how the game's messages reach the address; a digest starts after the game's `latest` message."""
+    """Set how the game's messages reach the address; a digest chosen now starts after the game's
+    `latest` message (choosing it again keeps what the coming digest is to list)."""
+    was = talk_choice(store, email_hash, game_id)
     with store.redis.pipeline(transaction=False) as pipe:
         pipe.hset(email_key(email_hash, "talk"), game_id, choice)
-        if choice == "digest":
+        if choice == "digest" and was != "digest":
             pipe.hset(email_key(email_hash, "digested"), game_id, latest)
         pipe.execute()
 

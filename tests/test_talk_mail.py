@@ -185,6 +185,8 @@ def test_a_daily_digest_lists_the_days_messages_and_none_means_none(table):
     assert len(table.mails(CY, ("talk",))) == 1 and len(table.mails(ANN, ("talk",))) == 1 + 1
     scheduled = ScheduledJobRegistry(queue=table.store.followups.queue)
     assert len(scheduled.get_job_ids()) >= 1 and table.store.redis.exists(f"pz:email:{tokens.email_hash(BEA)}:digest")
+    assert table.client.put("/api/v1/me/settings", headers=bearer(table.token(BEA)),
+                            json={"talk": {table.id: "digest"}}).status_code == 200, "chosen again: nothing skipped"
     assert talk.digest(tokens.email_hash(BEA)) == 2
     table.work()
     [digest] = table.mails(BEA, ("digest",))
