@@ -20,6 +20,15 @@ def game(request, app, client):
     return created["game"]["id"], browser, seat_tokens(created)
 
 
+@pytest.fixture
+def toy(app, client):
+    """A toy game's seat page: the refusals are the same whatever the game."""
+    created = new_game(client, seats=3)
+    browser = app.test_client()
+    enter_seat(app, browser, created["game"]["id"], 0)
+    return created["game"]["id"], browser, seat_tokens(created)
+
+
 def talk_form(html: str):
     return next(form for form in parse(html)[1] if form.action.endswith("/talk"))
 
@@ -51,8 +60,8 @@ def test_a_seat_writes_from_its_page_and_reads_its_share_as_text(app, client, ga
     ("hello", "7", "there is no seat 8"),
     ("hello", "seven", "That recipient could not be read"),
 ], ids=["too-long", "empty", "control", "no-seat", "unreadable-seat"])
-def test_a_refused_message_redraws_the_page_with_why_and_keeps_the_text(app, game, text, to, said):
-    game_id, browser, _ = game
+def test_a_refused_message_redraws_the_page_with_why_and_keeps_the_text(app, toy, text, to, said):
+    game_id, browser, _ = toy
     form = talk_form(browser.get(f"/games/{game_id}").get_data(as_text=True))
     answer = browser.post(form.action, data={**dict(form.data()), "text": text, "to": to})
     html = answer.get_data(as_text=True)
@@ -62,8 +71,8 @@ def test_a_refused_message_redraws_the_page_with_why_and_keeps_the_text(app, gam
     assert messages.count(app.extensions["palazzo.store"], game_id) == 0
 
 
-def test_no_form_posts_without_the_sessions_token_or_a_seat(app, game):
-    game_id, browser, _ = game
+def test_no_form_posts_without_the_sessions_token_or_a_seat(app, toy):
+    game_id, browser, _ = toy
     stranger = app.test_client()
     for who, data in ((browser, {"text": "no token"}),
                       (stranger, {"text": "no seat", "csrf": csrf(stranger)})):
