@@ -109,7 +109,8 @@ def clean(text: str) -> str:
     if not text:
         raise Problem("message_empty", "a message needs some text")
     if len(text) > MAX_CHARS:
-        raise Problem("message_too_long", f"a message holds at most {MAX_CHARS:,} characters; this one has {len(text):,}")
+        raise Problem("message_too_long",
+                      f"a message holds at most {MAX_CHARS:,} characters; this one has {len(text):,}")
     bad = CONTROL.search(text)
     if bad:
         raise Problem("message_control_character",

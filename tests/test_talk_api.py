@@ -141,7 +141,8 @@ def test_a_message_of_2000_characters_with_newlines_is_taken(client, table):
     game_id, seats, _ = table
     text = ("a" * 99 + "\n") * 19 + "b" * 100
     assert len(text) == 2000 and say(client, game_id, seats[0], text).status_code == 201
-    assert say(client, game_id, seats[0], text.replace("\n", "\r\n")).status_code == 201, "a form's line ends count once"
+    assert say(client, game_id, seats[0], text.replace("\n", "\r\n")).status_code == 201, \
+        "a form's line ends count once"
 
 
 def test_spectators_and_earlier_holders_cannot_talk(app, client, table):

@@ -8,7 +8,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from service import games, mailbox, messages, tokens
+from service import mailbox, messages, tokens
 from service.mail import headers, sending
 from tests.conftest import SECRET as APP_SECRET
 from tests.conftest import bearer, make_app, mailed_link

@@ -43,8 +43,8 @@ def test_a_seat_writes_from_its_page_and_reads_its_share_as_text(app, client, ga
     sent = send(browser, form, text="Line one\r\nline two", to="1")
     assert sent.status_code == 303 and sent.headers["Location"].endswith(f"/games/{game_id}#talk")
     assert send(browser, form, text="Line one\r\nline two", to="1").status_code == 303, "a double submit"
-    [mine] = [m for m in client.get(f"/api/v1/games/{game_id}/messages", headers=bearer(seats[1])).get_json()["messages"]
-              if m["by"] == 0]
+    listed = client.get(f"/api/v1/games/{game_id}/messages", headers=bearer(seats[1])).get_json()["messages"]
+    [mine] = [m for m in listed if m["by"] == 0]
     assert (mine["to"], mine["text"]) == (1, "Line one\nline two"), "posted once, to seat 1 alone"
     again = browser.get(f"/games/{game_id}").get_data(as_text=True)
     assert "Your message was posted." in again and "Line one\nline two" in again and "to P1 alone" in again

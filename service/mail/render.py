@@ -483,6 +483,7 @@ def merged(parts: list[Part], to: str, domain: str) -> Mail | None:
                                              for p in decisions],
                "talk": [p["facts"] for p in talk], "one_click": [], "seat_url": None, "unsubscribe": unsubscribe,
                "tables": [{"game_name": name, "seat_url": url} for name, url in
-                          {p["facts"]["game_name"]: p["facts"]["seat_url"] for p in talk if p["facts"]["seat_url"]}.items()]}
+                          {p["facts"]["game_name"]: p["facts"]["seat_url"] for p in talk
+                           if p["facts"]["seat_url"]}.items()]}
     return Mail(to=to, subject=subject, text=_text("merged", context), html=_html("merged", context),
                 headers=headers.build(domain, None, unsubscribe), kind="merged", parts=list(parts))
