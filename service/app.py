@@ -21,15 +21,15 @@ from service.games import LOAD_FIELDS
 from service.inbound import endpoint as inbound
 from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
-from service.resources import events, games, health, host, leaving, moves, orders, players
+from service.resources import events, games, health, host, leaving, messages, moves, orders, players
 from service.resources import seats as open_seats
 from service.spec import describe_games
 from service.web import (create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events, oneclick, pages,
-                         seat_link, seat_page, signin_page, unsubscribe, watch)
+                         seat_link, seat_page, signin_page, talk, unsubscribe, watch)
 
-BLUEPRINTS = [games.blp, moves.blp, events.blp, orders.blp, host.blp, open_seats.blp, leaving.blp, players.blp,
-              health.blp]
-PAGES = [home, signin_page, seat_link, seat_page, watch, create_page, host_page, join_page, oneclick, leave_link,
+BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.blp, open_seats.blp, leaving.blp,
+              players.blp, health.blp]
+PAGES = [home, signin_page, seat_link, seat_page, watch, talk, create_page, host_page, join_page, oneclick, leave_link,
          unsubscribe, dev_mailbox, mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
                   "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth
@@ -119,7 +119,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for page in (*PAGES, inbound):
         app.register_blueprint(page.bp)
     app.register_blueprint(pages.assets())
-    for extension, name in (("palazzo.limit", "RATE_LIMIT"), ("palazzo.invite_limit", "INVITE_LIMIT")):
+    for extension, name in (("palazzo.limit", "RATE_LIMIT"), ("palazzo.invite_limit", "INVITE_LIMIT"),
+                            ("palazzo.talk_limit", "TALK_LIMIT")):
         try:
             app.extensions[extension] = ratelimit.Limit.parse(app.config[name])
         except ValueError as error:

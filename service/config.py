@@ -14,7 +14,7 @@ from typing import Any
 
 import redis
 
-from service import followups, invitations, playing
+from service import followups, invitations, messages, playing
 from service.links import LOCAL_BASE_URL
 from service.connection import connect, is_cluster_url, refuse_cluster_node
 from service.store import Store
@@ -45,6 +45,7 @@ def settings() -> dict[str, Any]:
         "BASE_URL": env("PALAZZO_BASE_URL", LOCAL_BASE_URL),
         "RATE_LIMIT": env("PALAZZO_RATE_LIMIT", "600 per minute"),
         "INVITE_LIMIT": env("PALAZZO_INVITE_LIMIT", invitations.LIMIT),
+        "TALK_LIMIT": env("PALAZZO_TALK_LIMIT", messages.LIMIT),
         "CORS_ORIGINS": [o.strip() for o in env("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
         "GAMES": env("PALAZZO_GAMES", "princes-of-florence").split(","),
         "MAIL_EVENTS_SECRET": env("PALAZZO_MAIL_EVENTS_SECRET"),

@@ -44,6 +44,7 @@ MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
 REPLY_RETRY_SECONDS = [10, 60, 300]
 SIGN_IN_JOB = "workers.sign_in.mail_link"
+TALK_JOB, DIGEST_JOB = "workers.talk.posted", "workers.talk.digest"
 
 
 def bot_job_id(game_id: str, seat: int, since: int) -> str:
@@ -99,6 +100,13 @@ class Queued:
                 self.queue.enqueue_many(now_jobs, pipeline=pipe)
             pipe.execute()
 
+    def talk(self, store: Any, table: Any, seq: int) -> None:
+        """Queue the job that mails message `seq` to whoever takes messages one by one and schedules the
+        digests of those who take them daily (`workers.talk.posted`); none for a game without addresses."""
+        if any(seat.get("email") for seat in table.meta["seats"]):
+            self.queue.enqueue(TALK_JOB, table.id, seq, job_id=f"pz-talk-{table.id}-{seq}",
+                               description="mail a message of the table")
+
     def send_mail(self, store: Any, mail: Mail) -> None:
         """Queue the mail's sending: its own job, retried with backoff (PALAZZO_MAIL_RETRY_SECONDS),
         kept as undelivered for the host after the last try. The job's description, which workers log
@@ -144,6 +152,9 @@ class Inline:
             self.run_bots(store, table)
         finally:
             self._local.busy = False
+
+    def talk(self, store: Any, table: Any, seq: int) -> None:
+        """No mail for a message without workers, as for a decision: pages and the API show it."""
 
     def send_mail(self, store: Any, mail: Mail) -> None:
         """Send now, through the same checks as a worker's send job (`sending.send`)."""

@@ -11,7 +11,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Callable
 
 from engine.core import IllegalMove, get_game, redact, word
 from service import deadlines, lobby, titles, tokens
@@ -649,18 +649,23 @@ def events_for(store: Store, game_id: str, viewer: int | None, after: int, limit
 
 
 def wait_for_events(store: Store, game_id: str, after: int, seconds: float) -> None:
-    """Return once the feed holds more than `after` events, or after `seconds` (a long-poll).
+    """Return once the feed holds more than `after` events, or after `seconds` (a long-poll)."""
+    wait_for_growth(store, feed_channel(game_id), lambda: store.feed_length(game_id), after, seconds)
 
-    Subscribes before looking, so an event committed in between is never missed: the commit script
-    publishes on the game's channel whenever it appends to the feed. On a Redis Cluster the client
-    subscribes at the master of the channel's slot (the game's, by its hash tag); a classic PUBLISH
-    reaches the subscribers of every node anyway.
+
+def wait_for_growth(store: Store, channel: str, length: Callable[[], int], after: int, seconds: float) -> None:
+    """Return once `length()` is more than `after`, or after `seconds`: the long-poll of the feed and of
+    the table talk, each a list of the game that publishes on its `channel` whenever it grows.
+
+    Subscribes before looking, so an entry appended in between is never missed. On a Redis Cluster
+    the client subscribes at the master of the channel's slot (the game's, by its hash tag); a
+    classic PUBLISH reaches the subscribers of every node anyway.
     """
-    with store.redis.pubsub(ignore_subscribe_messages=True) as channel:
-        channel.subscribe(feed_channel(game_id))
+    with store.redis.pubsub(ignore_subscribe_messages=True) as subscribed:
+        subscribed.subscribe(channel)
         deadline = time.monotonic() + seconds
-        while store.feed_length(game_id) <= after:
+        while length() <= after:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            channel.get_message(timeout=min(left, 1.0))
+            subscribed.get_message(timeout=min(left, 1.0))

@@ -6,7 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from engine.bots import BOTS
 from service import titles, zones
-from service.preferences import MAIL_CHOICES
+from service.preferences import MAIL_CHOICES, TALK_CHOICES
 from service.vocabulary import (Choice, Deadlines, EventDoc, GameDoc, GameName, GameTerm, MoveField, MoveFields,
                                 MovePart, StrictBoolean)
 
@@ -392,6 +392,43 @@ class EventPageOut(Schema):
     more = fields.Boolean()
 
 
+class MessagesQuery(EventsQuery):
+    """The same cursor as the feed's: `after` a seq, at most `limit` messages, `wait` to long-poll."""
+
+    wait = fields.Integer(load_default=0, validate=validate.Range(min=0, max=30),
+                          metadata={"description": "Seconds to wait for a message after `after` (long-poll)."})
+
+
+class MessageIn(Schema):
+    text = fields.String(required=True, metadata={
+        "minLength": 1, "maxLength": 2000,
+        "description": "1 to 2,000 characters of plain text (never read as HTML); newlines are kept, other "
+                       "control characters refused, blank edges trimmed."})
+    to = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**31),
+             metadata={"description": "The seat (0-based) a private message goes to, seen by it and its sender only; "
+                                      "null or left out for the whole table."})
+
+
+@always_present()
+class MessageOut(Schema):
+    seq = Int(metadata={"description": "Its place in the game's talk, from 1; pass it as ?after= to resume."})
+    at = fields.String(metadata={"description": "When it was written (UTC ISO time)."})
+    by = Int(allow_none=True, metadata={"description": "The seat (0-based) that wrote it; null for the host."})
+    name = fields.String(metadata={"description": "Its writer's name when he wrote it (\"the host\" for the host)."})
+    to = Int(allow_none=True, metadata={"description": "The seat a private message went to; null for the table."})
+    text = fields.String(allow_none=True, metadata={
+        "description": "Plain text; null when the host hid the message (only its writer still reads it)."})
+    hidden = fields.Boolean(metadata={"description": "The host hid it: it stays in the record without its text."})
+
+
+@always_present()
+class MessagePageOut(Schema):
+    messages = fields.List(fields.Nested(MessageOut), metadata={
+        "description": "The caller's share: messages to the table, and private ones he wrote or was sent."})
+    next_after = Int(metadata={"description": "Pass as ?after= to resume (it counts messages you may not see too)."})
+    more = fields.Boolean()
+
+
 @always_present()
 class TurnOut(Schema):
     game_id = fields.String()
@@ -491,16 +528,29 @@ class TimeZone(fields.String):
         return text
 
 
+MAIL_WORDS = ("The game's own mail: all; decisions (only his own decisions and reminders, no round results or "
+              "scores); none (no mail at all, table talk included).")
+TALK_WORDS = ("Per game (by id), how its table talk comes by mail: each (one mail per message, joined to a decision "
+              "mail due at the same time), digest (one mail a day with the messages since the last), none.")
+
+
+def TalkChoices(**kwargs) -> fields.Dict:
+    return fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=40)),
+                       values=fields.String(validate=validate.OneOf(TALK_CHOICES)), **kwargs)
+
+
 class SettingsIn(Schema):
     time_zone = TimeZone(validate=validate.Length(min=1, max=64), metadata={"example": "Europe/Rome"})
-    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES),
-                         metadata={"description": "all; decisions (only his own decisions and reminders); none"})
+    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES), metadata={"description": MAIL_WORDS})
+    talk = TalkChoices(metadata={"description": TALK_WORDS + " Only games where the caller holds a seat; "
+                                                             "games left out keep their choice."})
 
 
 @always_present()
 class SettingsOut(Schema):
     time_zone = fields.String()
-    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES))
+    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES), metadata={"description": MAIL_WORDS})
+    talk = TalkChoices(metadata={"description": TALK_WORDS + " Every game where the caller holds a seat."})
 
 
 class PauseIn(Schema):

@@ -9,7 +9,8 @@ truth; the stored state is a cache of replaying it, written in the same atomic s
 
 Beside the game lie its idempotency answers (a key each, for a day; listed in the game's `answers`
 index as they are written) and its claims (one hash), so that compaction can delete them all by
-name, without a SCAN: a finished game then leaves its hash and its archive, nothing else.
+name, without a SCAN: a finished game then leaves its hash and its archive, and its table talk if it has
+any (`service.messages`), nothing else.
 
 A game hash carries two counters. `rev` counts every write of the state, private ones included, and
 is what the commit checks, so no two writers ever lose each other's update. `version` counts only
@@ -30,6 +31,7 @@ from redis.exceptions import NoScriptError
 PREFIX = "pz"
 IDEMPOTENCY_TTL = 24 * 3600
 ANSWERS, CLAIMS = "answers", "claims"  # game parts: the index of its idempotency answers, its claims
+MESSAGE_KEYS = "message_keys"  # game part: the idempotency keys of its table talk (service.messages)
 
 # KEYS: game hash, move log, event list, idempotency key, feed channel, the shard's wake index, the
 #       game's index of idempotency answers.
@@ -274,8 +276,9 @@ class Store:
         memory) and delete what lies beside it; True when done. Reads see no difference.
 
         What goes: the idempotency answers (a retried move now gets the 409 the same move without
-        its key gets), and the claims, since nothing mails a finished game any more (every mail
-        job of its moves was queued before the wake job that compacts it).
+        its key gets), the keys that made its messages' posts idempotent, and the claims, since
+        nothing mails a finished game's moves any more (every mail job of its moves was queued before
+        the wake job that compacts it). Its table talk stays, as its own list: players may still post.
         Only a finished game is compacted: nothing appends to it any more, and the WATCH makes the
         fold give way to any writer all the same. All these keys and the wake index share the
         game's hash tag, so this is one transaction on a Redis Cluster too.
@@ -289,7 +292,7 @@ class Store:
             answers = [game_key(game_id, part) for part in pipe.zrange(keys[3], 0, -1)]
             pipe.multi()
             pipe.set(game_key(game_id, "archive"), pack(archive))
-            pipe.delete(*keys[1:], *answers)
+            pipe.delete(*keys[1:], *answers, game_key(game_id, MESSAGE_KEYS))
             pipe.zrem(wake_key(shard_of(game_id)), game_id)
             try:
                 pipe.execute()

@@ -197,6 +197,15 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
             assert call("GET", f"/api/v1/games/{game_id}/orders", bea).get_json()["orders"] is None
         if number == 5:
             assert call("DELETE", f"/api/v1/games/{game_id}/orders", ann).status_code == 200
+            talk = f"/api/v1/games/{game_id}/messages"
+            assert call("POST", talk, ann, json={"text": "Good luck"}).status_code == 201
+            assert call("POST", talk, bea, json={"text": "Ann, a word", "to": 0}).status_code == 201
+            assert call("POST", talk, bea, json={"text": "\x00"}).status_code == 422
+            listed = call("GET", talk, ann)
+            assert call("GET", talk, ann, headers={"If-None-Match": listed.headers["ETag"]}).status_code == 304
+            assert call("POST", f"{talk}/1/hide", host).status_code == 200
+            assert call("POST", f"{talk}/2/hide", host).status_code == 404
+            assert call("PUT", "/api/v1/me/settings", ann, json={"talk": {game_id: "digest"}}).status_code == 200
         if number == 9:
             assert call("POST", f"/api/v1/games/{game_id}/pause", host, json={"hours": 1}).status_code == 200
             assert call("POST", f"/api/v1/games/{game_id}/moves", bea,
@@ -255,6 +264,13 @@ def test_every_answer_of_a_toy_game_is_as_the_spec_declares(client, own):
     assert call("POST", f"/api/v1/games/{game_id}/start", tokens["host"]).status_code == 200
     assert call("PUT", f"/api/v1/games/{game_id}/orders", token_of[0],
                 json={"limits": {"x": 1}, "step_out_otherwise": True}).status_code == 200
+    talk = f"/api/v1/games/{game_id}/messages"
+    assert call("POST", talk, token_of[0], json={"text": "hello"}).status_code == 201
+    assert call("POST", talk, tokens["host"], json={"text": "to B", "to": 1}).status_code == 201
+    assert call("POST", talk, token_of[0], json={"text": "to the bot", "to": 2}).status_code == 422
+    assert call("POST", f"{talk}/1/hide", tokens["host"]).status_code == 200
+    assert call("POST", f"{talk}/2/hide", token_of[0]).status_code == 403
+    assert call("GET", talk, token_of[1]).status_code == call("GET", f"{talk}?after=1&wait=1").status_code == 200
     final = _play(call, game_id, token_of, random.Random(3))
     assert final["result"] is not None
     assert call("GET", f"/api/v1/games/{game_id}/events", token_of[1]).status_code == 200

@@ -95,6 +95,8 @@ def generated(tmp_path_factory):
             join_game=importlib.import_module(f"{PACKAGE}.api.seats.join_game"),
             list_lobby=importlib.import_module(f"{PACKAGE}.api.seats.list_lobby"),
             list_my_games=importlib.import_module(f"{PACKAGE}.api.players.list_my_games"),
+            post_message=importlib.import_module(f"{PACKAGE}.api.messages.post_message"),
+            list_messages=importlib.import_module(f"{PACKAGE}.api.messages.list_messages"),
         )
     finally:
         sys.path.remove(str(output))
@@ -190,6 +192,7 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
     assert started.status == m.GameOutStatus.RUNNING
 
     _problem(gen, gen.get_game.sync_detailed("no-such-game", client=spectator), 404, "game_not_found")
+    _talk(gen, game_id, spectator, seats)
     for seat, client in seats.items():
         own = _ok(gen.get_game.sync_detailed(game_id, client=client), 200, m.GameOut)
         assert own.you.role == m.YouOutRole.SEAT and own.you.seat == seat
@@ -271,3 +274,23 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
     [listed] = mine.games
     assert isinstance(listed, m.MyGameOut) and listed.title == "Ann's table" and listed.seat == 1
     assert isinstance(listed.result, m.MyResultOut) and listed.result.rank == scores[1].rank
+
+
+def _talk(gen, game_id: str, spectator, seats: dict) -> None:
+    """The table talks through the generated client: a message to the table and a private one, each
+    reader getting his typed share; a bad one is a typed problem."""
+    m = gen.m
+    posted = _ok(gen.post_message.sync_detailed(game_id, client=seats[0], body=m.MessageIn(text="Good luck!")),
+                 201, m.MessageOut)
+    assert (posted.seq, posted.by, posted.to, posted.text, posted.hidden) == (1, 0, None, "Good luck!", False)
+    private = _ok(gen.post_message.sync_detailed(game_id, client=seats[1], body=m.MessageIn(text="Psst", to=2)),
+                  201, m.MessageOut)
+    assert private.to == 2
+    _problem(gen, gen.post_message.sync_detailed(game_id, client=seats[1], body=m.MessageIn(text="x" * 2001)),
+             422, "message_too_long")
+    for client, texts in ((spectator, ["Good luck!"]), (seats[0], ["Good luck!"]), (seats[2], ["Good luck!", "Psst"])):
+        page = _ok(gen.list_messages.sync_detailed(game_id, client=client), 200, m.MessagePageOut)
+        assert [message.text for message in page.messages] == texts and page.next_after == 2 and not page.more
+        assert all(isinstance(message, m.MessageOut) for message in page.messages)
+    resumed = _ok(gen.list_messages.sync_detailed(game_id, client=spectator, after=1), 200, m.MessagePageOut)
+    assert resumed.messages == [] and resumed.next_after == 2

@@ -116,7 +116,7 @@ def test_security_says_which_operations_refuse_an_anonymous_caller(client):
     for path, method, operation in _operations(_spec()):
         if path.endswith("openapi.json"):
             continue
-        url = path.replace("{game_id}", game_id).replace("{seat}", "0")
+        url = path.replace("{game_id}", game_id).replace("{seat}", "0").replace("{seq}", "1")
         answer = client.open(url, method=method.upper(), json={} if "requestBody" in operation else None)
         refused = answer.status_code == 401 and answer.get_json()["code"] == "token_required"
         (token_only if refused else anyone).append(operation["operationId"])
@@ -124,9 +124,10 @@ def test_security_says_which_operations_refuse_an_anonymous_caller(client):
             assert operation["security"] == [{"token": []}], (path, method)
         else:
             assert {} in operation["security"] or operation["security"] == [], (path, method, answer.status_code)
-    assert len(token_only) == 22 and {"submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
-                                      "renewJoinLink", "listMyGames", "renameGame", "leaveGame",
-                                      "removePlayer"} <= set(token_only)
+    assert len(token_only) == 24 and {"submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
+                                      "renewJoinLink", "listMyGames", "renameGame", "leaveGame", "removePlayer",
+                                      "postMessage", "hideMessage"} <= set(token_only)
+    assert "listMessages" in anyone
     signing_in = {op["operationId"]: op["security"] for _, _, op in _operations(_spec())
                   if op.get("operationId") in ("requestSignIn", "redeemSignIn")}
     assert signing_in == {"requestSignIn": [], "redeemSignIn": []}

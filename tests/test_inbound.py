@@ -28,7 +28,7 @@ DOMAIN = "palazzo.example"
 BOUNDARY = "xYzZY"  # the boundary Inbound Parse uses
 LONG = {key: 3600 for key in ("setup", "auction", "turn", "choice")}
 ANSWER_KINDS = ("reply_done", "reply_refused", "reply_stale", "reply_help", "reply_closed", "reply_not_yours",
-                "reply_unverified")
+                "reply_unverified", "reply_said")
 
 
 @pytest.fixture

@@ -134,6 +134,7 @@ def every_kind() -> dict[str, Case]:
     to = render.Recipient(f"p{seat}@example.org", NAMES[seat], seat, "Europe/Rome", 2)
     cases["welcome"] = _case(render.welcome(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW, NAMES[1],
                                             reply_of(state, seat)), reply=reply_of(state, seat), mail_links=links(seat))
+    cases.update(talk_cases())
     state, _ = play_until(waiting("bid"))
     pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
     seat = pending["seat"]
@@ -146,16 +147,62 @@ def every_kind() -> dict[str, Case]:
     return cases
 
 
+def message(seq: int, by: int | None, to: int | None, text: str) -> dict:
+    return {"seq": seq, "at": "2025-12-02T10:00:00Z", "by": by, "name": NAMES[by] if by is not None else "the host",
+            "to": to, "text": text, "hidden": False}
+
+
+def talk_cases() -> dict[str, Case]:
+    """Mails of table talk: one message, several (a private one of the host's last), a decision with its
+    game's messages, decisions and messages of several games, a digest."""
+    reader = render.Recipient("p1@example.org", NAMES[1], 1, "Europe/Rome", 0)
+    talk_links = {"seat": "https://palazzo.example/seat?t=s", "unsubscribe": "https://palazzo.example/unsubscribe?t=u"}
+    address = f"play+{TABLE.game_id}-1-0-tag@palazzo.example"
+    said = [message(1, 0, None, "Good luck <b>all</b>!\nSee https://example.org/x"), message(2, 2, 1, "Just you"),
+            message(3, None, 1, "From the host")]
+    parts = [render.talk_part(m, TABLE, reader, talk_links, address) for m in said]
+    other = render.Table("0a0b0c0d0e0f0a0b", NAMES, "palazzo.example", "Elsewhere")
+    elsewhere = render.talk_part(message(7, 0, None, "Elsewhere"), other, reader, talk_links, None)
+    decision = decision_at("bid")
+    decision = {**decision, "game": TABLE.game_id}
+    return {
+        "talk-one": _case(render.merged(parts[:1], reader.email, TABLE.domain)),
+        "talk-several": _case(render.merged(parts, reader.email, TABLE.domain)),
+        "talk-with-decision": _case(render.merged([decision, *parts[:2]], reader.email, TABLE.domain), [decision]),
+        "talk-merged": _case(render.merged([decision, elsewhere], reader.email, TABLE.domain), [decision]),
+        "talk-digest": _case(render.digest([render.talk_part(m, TABLE, reader, talk_links, None, True) for m in said]
+                                           + [elsewhere], reader.email, TABLE.domain)),
+        "reply_said": _case(render.answer(GAME.view(play_until(waiting("bid"))[0], 0), None, TABLE,
+                                          render.Recipient("p0@example.org", NAMES[0], 0), links(0), NOW,
+                                          {"kind": "said", "said": ['to the table: "hello"'],
+                                           "unsaid": [["tell Zed hi", "no player at this table is called so"]]}),
+                            mail_links=links(0)),
+    }
+
+
 CASES = every_kind()
 
 
 def test_every_mail_kind_is_covered():
     kinds = {case.mail.kind for case in CASES.values()}
     assert kinds >= {"your_turn", "your_bid", "choose", "reminder", "round_result", "game_over", "merged", "sign_in",
-                     "invitation", "host_link", "welcome", "seat_left"} | {f"reply_{o['kind']}" for o in OUTCOMES}
-    assert all(case.replies for case in CASES.values() if case.mail.kind not in ("round_result", "game_over", "sign_in",
-                                                                              "invitation", "host_link", "reply_closed",
-                                                                              "seat_left"))
+                     "invitation", "host_link", "welcome", "seat_left", "talk", "digest", "reply_said"} | {
+        f"reply_{outcome['kind']}" for outcome in OUTCOMES}
+    assert all(case.replies for case in CASES.values() if case.mail.kind not in (
+        "round_result", "game_over", "sign_in", "invitation", "host_link", "reply_closed", "seat_left", "talk", "digest",
+        "reply_said"))
+
+
+def test_message_text_is_text_in_every_mail_that_carries_it():
+    for name in ("talk-one", "talk-several", "talk-with-decision", "talk-digest"):
+        mail = CASES[name].mail
+        assert "Good luck &lt;b&gt;all&lt;/b&gt;!" in mail.html and "<b>all</b>" not in mail.html, name
+        assert 'href="https://example.org' not in mail.html, f"{name}: a link in a message is not made one"
+        assert "  | Good luck <b>all</b>!\n  | See https://example.org/x" in mail.text, name
+    several = CASES["talk-several"].mail
+    assert "The host wrote to you alone; a reply to this mail cannot reach him." in several.text
+    assert [p["seq"] for p in several.parts] == [1, 2, 3] and several.kind == "talk"
+    assert CASES["talk-merged"].mail.kind == "merged" and "Elsewhere" in CASES["talk-merged"].mail.text
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

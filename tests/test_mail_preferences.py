@@ -7,12 +7,20 @@ from tests.conftest import bearer, new_game, sign_in
 
 
 def test_a_player_sets_his_time_zone_and_mail_choice(app, client):
-    new_game(client, emails=True)
+    game_id = new_game(client, emails=True)["game"]["id"]
     player = bearer(sign_in(app, client, "p0@example.org"))
-    assert client.get("/api/v1/me/settings", headers=player).get_json() == {"time_zone": "UTC", "mail": "all"}
+    assert client.get("/api/v1/me/settings", headers=player).get_json() == {"time_zone": "UTC", "mail": "all",
+                                                                           "talk": {game_id: "each"}}
     changed = client.put("/api/v1/me/settings", headers=player, json={"time_zone": "Europe/Rome", "mail": "decisions"})
-    assert changed.status_code == 200 and changed.get_json() == {"time_zone": "Europe/Rome", "mail": "decisions"}
-    for bad in ({"time_zone": "Mars/Olympus"}, {"mail": "some"}, {"time_zone": "../../etc/passwd"}):
+    assert changed.status_code == 200 and changed.get_json() == {"time_zone": "Europe/Rome", "mail": "decisions",
+                                                                 "talk": {game_id: "each"}}
+    talk = client.put("/api/v1/me/settings", headers=player, json={"talk": {game_id: "digest"}})
+    assert talk.status_code == 200 and talk.get_json()["talk"] == {game_id: "digest"}
+    stranger = client.put("/api/v1/me/settings", headers=player, json={"mail": "none", "talk": {"0" * 16: "none"}})
+    assert stranger.status_code == 403 and stranger.get_json()["code"] == "not_a_seat"
+    assert client.get("/api/v1/me/settings", headers=player).get_json()["mail"] == "decisions", "nothing changed"
+    for bad in ({"time_zone": "Mars/Olympus"}, {"mail": "some"}, {"time_zone": "../../etc/passwd"},
+                {"talk": {game_id: "sometimes"}}):
         refused = client.put("/api/v1/me/settings", headers=player, json=bad)
         assert refused.status_code == 422, bad
     assert client.get("/api/v1/me/settings", headers=player).get_json()["time_zone"] == "Europe/Rome"

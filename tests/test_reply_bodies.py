@@ -1,10 +1,10 @@
 """Replies as the common mail programs write them, in nine languages, read to the commands their
-writer meant (engine/pof/grammar.py and engine/pof/quoting.py): top-posted above the quote (Gmail,
+writer meant (engine/pof/grammar.py and engine/quoting.py): top-posted above the quote (Gmail,
 Outlook, Apple Mail) and bottom-posted below it (Thunderbird, Gmail with the quote opened), with the
 heading each program writes above a quote, wrapped as Gmail wraps a long one, Outlook's header
 block, greetings, sign-offs, signatures and phone footers. Then greetings alone, and typos.
 
-The headings follow what the programs write in their plain-text parts (see engine/pof/quoting.py);
+The headings follow what the programs write in their plain-text parts (see engine/quoting.py);
 every quote holds command lines of our own mail, which must never be read.
 """
 

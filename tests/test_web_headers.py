@@ -52,7 +52,7 @@ def _game(app) -> tuple[object, str]:
 
 def _urls(rule, game_id: str) -> list[str]:
     """The URLs to try for a route: with a real game and with one that does not exist."""
-    values = {"secret": EVENTS_SECRET, "seat": "1", "action": "start", "change": "new"}
+    values = {"secret": EVENTS_SECRET, "seat": "1", "action": "start", "change": "new", "seq": "1"}
     urls = []
     for game in (game_id, "0000000000000000"):
         url = rule.rule
@@ -97,7 +97,9 @@ def test_every_route_that_answers_html_carries_the_pages_headers(redis_url):
     for seen in [("oneclick.confirm", 403), ("unsubscribe_page.confirm", 200), ("unsubscribe_page.unsubscribe", 200),
                  ("dev_mailbox.show", 200), ("seat_page.show", 200), ("host_page.act", 403), ("seat_page.play", 403),
                  ("host_page.host", 404), ("sign_in_page.mail_link", 200), ("join_page.show", 200),
-                 ("join_page.lobby", 200), ("join_page.take", 403), ("host_page.join_link", 403)]:
+                 ("join_page.lobby", 200), ("join_page.take", 403), ("host_page.join_link", 403),
+                 ("talk_page.everything", 200), ("talk_page.write", 403), ("talk_page.host_write", 403),
+                 ("talk_page.hide", 403)]:
         assert seen in shown, seen  # the views, their refusals and their error pages were all looked at
     assert ("dev_mailbox.show", 404) in {(endpoint, answer.status_code) for endpoint, _, _, answer in answers}
 

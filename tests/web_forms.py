@@ -36,6 +36,7 @@ class _Parser(HTMLParser):
         self.first_option: str | None = None
         self.chose = False
         self.button: list[str] | None = None
+        self.textarea: tuple[str, list[str]] | None = None
         self.attrs_of_main: dict[str, str] = {}
 
     def handle_starttag(self, tag, attrs):
@@ -66,16 +67,23 @@ class _Parser(HTMLParser):
                 self.chose = True
         elif tag == "button":
             self.button = []
+        elif tag == "textarea" and a.get("name"):
+            self.textarea = (a["name"], [])
 
     def handle_data(self, data):
         if self.button is not None:
             self.button.append(data)
+        if self.textarea is not None:
+            self.textarea[1].append(data)
 
     def handle_endtag(self, tag):
         if tag == "select" and self.form is not None and self.select:
             if not self.chose and self.first_option is not None:
                 self.form.fields.append((self.select, self.first_option))
             self.select = None
+        elif tag == "textarea" and self.form is not None and self.textarea is not None:
+            self.form.fields.append((self.textarea[0], "".join(self.textarea[1])))
+            self.textarea = None
         elif tag == "button" and self.form is not None and self.button is not None:
             self.form.buttons.append("".join(self.button).strip())
             self.button = None

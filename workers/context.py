@@ -6,6 +6,7 @@ from functools import cache
 import engine.pof  # noqa: F401  (registers the game)
 from service.config import make_store, settings
 from service.links import MIN_SECRET_LENGTH, Links
+from service.ratelimit import Limit
 from service.store import Store
 
 
@@ -21,3 +22,9 @@ def links() -> Links:
     if len(config.get("SECRET_KEY", "")) < MIN_SECRET_LENGTH:
         raise RuntimeError(f"set PALAZZO_SECRET ({MIN_SECRET_LENGTH}+ characters): mails carry links signed with it")
     return Links(config["SECRET_KEY"], config["BASE_URL"])
+
+
+@cache
+def talk_limit() -> Limit:
+    """Messages per seat of a game (PALAZZO_TALK_LIMIT), for the messages of replies."""
+    return Limit.parse(settings()["TALK_LIMIT"])

@@ -7,8 +7,9 @@
   a welcome mail with where the game stands, once per holder.
 Every mail is sent once: a Redis key per decision (for the seat's holder: a newcomer to a seat
 gets the decision he takes over), reminder, round or game end claims it first (SET NX).
-Decision mails with a far deadline wait a short window (PALAZZO_MAIL_MERGE_SECONDS) so that
-several games waiting on one player reach him as one mail. What waits is each decision's part
+Decision mails with a far deadline, and messages of the tables' talk (`workers.talk`), wait a short
+window (PALAZZO_MAIL_MERGE_SECONDS) so that several games waiting on one player, and a decision with
+the messages written meanwhile, reach him as one mail. What waits is each decision's part
 (`render.Part`: what it was made for and its facts), not a rendered mail: the flush renders them as
 one mail, and its send job (`service.mail.sending`) drops the parts answered in the meantime.
 Mails are rendered from each seat's redacted view only, so a mail shows what its seat may see.
@@ -61,8 +62,17 @@ def _send_decision(store: Store, part: render.Part, to: str, due) -> None:
     """Send a decision mail, or hold its part for the merge window when its deadline is far enough
     away, so that decisions of several games waiting on one player arrive as one mail."""
     window = merge_window()
-    if window <= 0 or due is None or (due - deadlines.now()).total_seconds() < MERGE_ONLY_BEFORE * window:
-        _send(store, render.part_mail(part, to, MailSettings.from_env().domain))
+    send_part(store, part, to, wait=due is not None and (due - deadlines.now()).total_seconds()
+              >= MERGE_ONLY_BEFORE * window)
+
+
+def send_part(store: Store, part: render.Part, to: str, wait: bool) -> None:
+    """Send a part's mail now, or (`wait`) hold it for the merge window with whatever else waits for
+    the player: decisions of other games, messages of the tables (which always wait), so that what
+    comes within the window arrives as one mail."""
+    window = merge_window()
+    if window <= 0 or not wait:
+        _send(store, render.merged([part], to, MailSettings.from_env().domain))
         return
     held = email_key(tokens.email_hash(to), "held")
     with store.redis.pipeline(transaction=False) as pipe:

@@ -13,7 +13,7 @@ from workers import context
 
 
 def _replies() -> Replies:
-    return Replies(context.store(), context.links(), MailSettings.from_env())
+    return Replies(context.store(), context.links(), MailSettings.from_env(), context.talk_limit())
 
 
 def play(key: str) -> str:

@@ -33,7 +33,7 @@ from engine.core import LEAVE, LEAVE_CONFIRMED, Command, Move, Parsed, State, Un
 from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
-from engine.pof.quoting import written_lines
+from engine.quoting import written_lines
 from engine.pof.table import decision_of
 from engine.pof.view import COLUMNS, square_name
 from engine.pof.words import name, spoken

@@ -75,7 +75,8 @@ def sendgrid(secret: str | None) -> Response:
             store.redis, key, "dispatch", DISPATCH_SECONDS):
         return jsonify(status="duplicate", message=key)
     try:
-        status = store.followups.play_reply(Replies(store, web.links(), MailSettings.from_env()), key)
+        status = store.followups.play_reply(Replies(store, web.links(), MailSettings.from_env(),
+                                                            current_app.extensions["palazzo.talk_limit"]), key)
     except Exception:
         inbox.unclaim(store.redis, key, "dispatch")  # the provider posts again, and that post dispatches it
         raise

@@ -17,6 +17,16 @@ of more than MAX_COMMANDS commands is refused unplayed: each would be a commit o
 one command is `leave` is answered with what leaving means and a leave link (`leaving.leave_url`);
 `leave confirm` leaves (`leaving.vacate`), and the mail saying so is its answer.
 
+Table talk is read here, not by the game's grammar (`service.inbound.talk`): in any reply a `say ...`
+line is a message to the table and a `tell <name> ...` line one to that player alone, beside the
+commands (and whatever the game's state, but a cancelled game's); the lines left are the grammar's.
+A reply to a mail of table talk (its Message-ID names the message, `headers.talk_in`) with no such
+line and nothing the grammar reads as a command is a message as a whole: to the table when the
+message it answers went to the table, back to its writer alone when it was private (a private
+message of the host's cannot be answered so: the answer says how to write instead). Each message
+is posted once, with an idempotency key of the mail and its place, so a retry posts nothing twice;
+the answer says what was posted.
+
 A mail the parser cannot read (a charset nobody knows, parts nested too deeply) is kept as unreadable,
 with the reason, and never raises, so the job is not retried on it; its sender hears why only if
 the checks above passed (they read only its headers), as every answer goes to the seat's own address.
@@ -32,8 +42,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import LEAVE, Parsed, Unreadable, grammar_of, read_commands
-from service import deadlines, games, leaving, playing, tokens
+from service import deadlines, games, leaving, messages, playing, ratelimit, tokens
 from service.inbound import address, inbox, message
+from service.inbound import talk as talk_lines
 from service.links import Links
 from service.mail import headers, render, seats
 from service.mail.settings import MailSettings
@@ -43,7 +54,7 @@ from service.store import Store
 log = logging.getLogger(__name__)
 
 STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed",
-          "leave": "leave_asked", "left": "left"}
+          "leave": "leave_asked", "left": "left", "said": "said"}
 FINAL = frozenset(STATUS.values()) | {"ignored", "unreadable"}
 MAX_COMMANDS = 20  # lines of one reply that are played; each is a commit, and a turn takes a few
 NOTICE_EVERY = 3600  # seconds between two notices to a seat about mail for it that was not played
@@ -53,12 +64,13 @@ CLOSED = {games.OPEN: "The game has not started yet.", games.PAUSED: "The game i
 
 @dataclass(frozen=True)
 class Replies:
-    """What handling a reply needs: the store, the link signer (reply addresses, links in answers)
-    and the mail settings (domains)."""
+    """What handling a reply needs: the store, the link signer (reply addresses, links in answers),
+    the mail settings (domains) and the limit of messages per seat (PALAZZO_TALK_LIMIT)."""
 
     store: Store
     links: Links
     settings: MailSettings
+    talk_limit: ratelimit.Limit = ratelimit.Limit.parse(messages.LIMIT)
 
     def handle(self, key: str) -> str:
         """Play the kept mail `key` if it is a genuine reply, answer it, and return its final status."""
@@ -108,14 +120,16 @@ class Replies:
                 unread: render.Outcome = {"kind": "refused", "reason": f"I could not read your mail: {error}."}
                 self._answer(table, seat, mail, unread, key)
                 return self._finish(key, "unreadable", str(error), game_id, seat)
-            plan = _read(table, seat, mail, text)
-            if "moves" in plan:
+            plan = _read(self.store, table, seat, mail, text)
+            if "moves" in plan or plan.get("talk"):
                 inbox.update(redis, key, plan=plan, game=game_id, seat=seat)
+        said, unsaid = self._say(table, seat, plan, key)
         if plan.get("kind") == "left":
             return self._leave(table, seat, holder, mail, key)
         if plan.get("kind") == "leave":
             plan = {**plan, "confirm_url": leaving.leave_url(self.links, table, seat)}
-        outcome, table = self._play(table, seat, plan, key) if "moves" in plan else (plan, table)
+        outcome, table = self._play(table, seat, plan, key) if "moves" in plan else (_answered_at_once(plan), table)
+        outcome = {**outcome, "said": said, "unsaid": unsaid}
         self._answer(table, seat, mail, outcome, key)
         detail = outcome.get("reason") or "; ".join(outcome.get("done") or []) or outcome["kind"]
         return self._finish(key, STATUS[outcome["kind"]], detail, game_id, seat)
@@ -137,6 +151,24 @@ class Replies:
         log.warning("reply %s failed for good: %s", key, reason)
         seat = int(state["seat"]) if state.get("seat") else None
         self._finish(key, inbox.FAILED, reason, state.get("game"), seat)
+
+    def _say(self, table: games.Table, seat: int, plan: dict[str, Any], key: str
+             ) -> tuple[list[str], list[list[str]]]:
+        """Post the reply's messages, each once: (what was posted, in words; (line, why) of each that
+        was not, the reading's refusals first)."""
+        said: list[str] = []
+        unsaid = [list(pair) for pair in plan.get("unsaid", [])]
+        names = [entry.get("name") for entry in table.meta["seats"]]
+        for index, wanted in enumerate(plan.get("talk", [])):
+            try:
+                messages.post(self.store, table, messages.Reader(seat), wanted["to"], wanted["text"],
+                              self.talk_limit, f"reply:{key}:{index}")
+            except Problem as problem:
+                unsaid.append([wanted["line"], problem.detail])
+                continue
+            whom = "the table" if wanted["to"] is None else f"{names[wanted['to']]} alone"
+            said.append(f"to {whom}: {_quoted(wanted['text'])}")
+        return said, unsaid
 
     def _play(self, table: games.Table, seat: int, plan: dict[str, Any], key: str
               ) -> tuple[render.Outcome, games.Table]:
@@ -205,10 +237,83 @@ class Replies:
         return status
 
 
-def _read(table: games.Table, seat: int, mail: message.Inbound, text: str) -> dict[str, Any]:
-    """The plan for a reply saying `text` ({moves, lines, seen, ignored}), or the outcome that answers
-    it at once: help, a refusal, a stale decision, a game that is not running, or leaving (asked, to
-    be confirmed; or confirmed, `left`), which an open or paused game takes too."""
+def _quoted(text: str, most: int = 80) -> str:
+    flat = " ".join(text.split())
+    return f'"{flat if len(flat) <= most else flat[:most - 1] + "…"}"'
+
+
+def _answered_at_once(plan: dict[str, Any]) -> render.Outcome:
+    """The outcome of a plan that plays nothing, without what the plan kept for posting."""
+    return {key: value for key, value in plan.items() if key not in ("talk", "unsaid")}
+
+
+def _read(store: Store, table: games.Table, seat: int, mail: message.Inbound, text: str) -> dict[str, Any]:
+    """The plan for a reply saying `text`: the messages it asks for ({talk, unsaid}, see
+    `service.inbound.talk`), and its commands ({moves, lines, seen, ignored}) or the outcome that
+    answers them at once: help, a refusal, a stale decision, a game that is not running, or, for a
+    reply that only talks, "said"."""
+    names = [entry.get("name") for entry in table.meta["seats"]]
+    found = talk_lines.read(text, names)
+    answering = _talk_answered(mail, table.id, seat)
+    if answering is not None and not found.any and not _reads_as_commands(table, found.rest):
+        return _answer_back(store, table, seat, answering, talk_lines.whole(text))
+    talked = {"talk": [{"line": said.line, "to": said.to, "text": said.text} for said in found.said],
+              "unsaid": [list(pair) for pair in found.refused]}
+    if found.any and (not _first_line(found.rest) or (table.status != games.RUNNING
+                                                       and not _reads_as_commands(table, found.rest))):
+        return {"kind": "said", "ignored": [line for line in found.rest.split("\n") if line], **talked}
+    plan = _read_commands(table, seat, mail, found.rest)
+    if found.any and plan.get("kind") == "refused" and plan.get("code") in ("no_command", "unknown_command") \
+            and plan.get("line", "") in ("", _first_line(found.rest)):
+        return {"kind": "said", "ignored": [line for line in found.rest.split("\n") if line], **talked}
+    return {**{k: v for k, v in plan.items() if k != "code"}, **talked}
+
+
+def _first_line(text: str) -> str:
+    return next((line for line in text.split("\n") if line.strip()), "")
+
+
+def _reads_as_commands(table: games.Table, text: str) -> bool:
+    """Whether the game's grammar reads `text` as commands (without the state: only their form)."""
+    grammar = grammar_of(table.game)
+    if grammar is None:
+        return False
+    try:
+        grammar.parse(text)
+    except Unreadable:
+        return False
+    return True
+
+
+def _answer_back(store: Store, table: games.Table, seat: int, seq: int, text: str) -> dict[str, Any]:
+    """The plan of a reply to message `seq`'s mail that is a message as a whole: to the table, or back
+    to the writer of a private message alone."""
+    answered = messages.message(store, table.id, seq)
+    shown = messages.shown(answered, messages.Reader(seat)) if answered is not None else None
+    if shown is None or (shown["to"] is not None and shown["by"] is None):
+        why = ("the host wrote to you alone, and a reply cannot reach him: start a line with 'say' to write "
+               "to the table, or with 'tell' and a player's name to write to him alone")
+        return {"kind": "said", "talk": [], "unsaid": [[_first_line(text)[:60], why]]}
+    to = shown["by"] if shown["to"] is not None and shown["by"] != seat else None
+    return {"kind": "said", "talk": [{"line": _first_line(text)[:60], "to": to, "text": text}], "unsaid": []}
+
+
+def _talk_answered(mail: message.Inbound, game_id: str, seat: int) -> int | None:
+    """The seq of the message whose mail (to this seat) the reply answers, if it quotes one first
+    of all our mails (In-Reply-To, then References from the newest); None otherwise."""
+    for quoted in mail.answers:
+        if headers.decision_in(quoted) is not None:
+            return None
+        found = headers.talk_in(quoted)
+        if found is not None and found[0] == game_id and found[1] == seat:
+            return found[2]
+    return None
+
+
+def _read_commands(table: games.Table, seat: int, mail: message.Inbound, text: str) -> dict[str, Any]:
+    """The plan for the commands of a reply ({moves, lines, seen, ignored}), or the outcome that
+    answers it at once: help, a refusal (with the grammar's `code`), a stale decision or a game that
+    is not running."""
     closed = {"kind": "closed", "reason": CLOSED.get(table.status, f"The game is {table.status}.")}
     grammar = grammar_of(table.game)
     if grammar is None:
@@ -218,7 +323,7 @@ def _read(table: games.Table, seat: int, mail: message.Inbound, text: str) -> di
         parsed = grammar.parse(text)
     except Unreadable as error:
         return closed if table.status != games.RUNNING else {
-            "kind": "refused", "reason": error.message, "line": error.line or ""}
+            "kind": "refused", "reason": error.message, "line": error.line or "", "code": error.code}
     if parsed.leaving:
         return _leaving(table, parsed) or closed
     if table.status != games.RUNNING:

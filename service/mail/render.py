@@ -6,14 +6,18 @@ private part a mail reads is the reader's own (`players[seat].private`); everyth
 Links arrive built and signed by the caller; a mail only lays them out.
 
 A decision mail is rendered from one `Part` (the decision's facts), and a merged mail from several,
-through one template each, so the two read alike and a merged mail is one document.
+through one template each, so the two read alike and a merged mail is one document. A message of
+the table's talk is a `Part` too (`talk_part`, made only for a seat that may read it): alone or with
+others of its game it is a talk mail, beside its game's decision it joins that decision's mail, and
+with parts of other games it joins a merged mail; a digest lists a day's messages. Message text is
+plain text everywhere: escaped in HTML, never made a link.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
@@ -74,23 +78,28 @@ class Outcome(TypedDict, total=False):
     decision that has moved on), help (the commands he may send), closed (the game is not running),
     not_yours (a mail for his seat that did not come from his address), unverified (a mail from his
     address that SPF and DKIM did not vouch for), leave (he asked to leave: the answer asks him to
-    confirm, by replying 'leave confirm' or at `confirm_url`). `done` lists the moves played,
-    `settled` the lines that needed no move, with why (an "end" of a turn that had ended by itself),
-    `ignored` the lines not read, `message_id` is his mail's, which the answer threads under."""
+    confirm, by replying 'leave confirm' or at `confirm_url`), said (it only talked). `done` lists the
+    moves played, `settled` the lines that needed no move, with why (an "end" of a turn that had ended
+    by itself), `ignored` the lines not read, `said` the messages posted (to whom, and their text),
+    `unsaid` the (line, why) of messages not posted, `message_id` is his mail's, which the answer
+    threads under."""
     kind: str
     done: list[str]
     reason: str
     line: str
     ignored: list[str]
     settled: list[list[str]]
+    said: list[str]
+    unsaid: list[list[str]]
     message_id: str | None
     confirm_url: str
 
 
 class Part(TypedDict):
-    """One decision as a mail shows it: the (game, seat, holder, since) it was made for, the mail
-    `kind` it gets, the `summary` that heads it and the `facts` its template reads. Plain data, so a
-    merged mail carries its parts through its send job and can drop one answered meanwhile."""
+    """One decision (or message) as a mail shows it: the (game, seat, holder, since) it was made for,
+    the mail `kind` it gets, the `summary` that heads it and the `facts` its template reads. Plain
+    data, so a merged mail carries its parts through its send job and can drop one answered (or a
+    message hidden) meanwhile. A message's part names it by `seq`."""
     kind: str
     game: str
     seat: int
@@ -98,6 +107,10 @@ class Part(TypedDict):
     since: int | None
     summary: str
     facts: dict[str, Any]
+    seq: NotRequired[int]
+
+
+TALK_KINDS = frozenset({"talk", "talk_digest"})  # a message mailed by itself (or merged), in a digest
 
 
 @dataclass(frozen=True)
@@ -292,18 +305,81 @@ def decision_part(view: dict[str, Any], pending: dict[str, Any], table: Table, t
             "summary": f"Reminder: {summary}" if reminder else summary, "facts": facts}
 
 
-def part_mail(part: Part, to: str, domain: str) -> Mail:
+def part_mail(part: Part, to: str, domain: str, talk: list[Part] = ()) -> Mail:
     """The mail of one decision: a decision mail with replies on names the decision in its
-    Message-ID, so that a reply to it says what it answers."""
+    Message-ID, so that a reply to it says what it answers. Messages of its game's `talk` that
+    are due at the same time follow the decision; the mail then carries all its parts."""
     facts, reply = part["facts"], part["facts"]["reply"]
     decision = (part["seat"], part["since"]) if reply is not None and part["since"] is not None else None
     subject = _subject(part["summary"], _title_of(part))
-    context = {**facts, "subject": subject, "part": facts}
+    context = {**facts, "subject": subject, "part": facts, "talk": [p["facts"] for p in talk]}
     mail_headers = headers.build(domain, part["game"], facts["unsubscribe"], decision=decision,
                                  reply_to=reply["address"] if reply else None)
     return Mail(to=to, subject=subject, text=_text("decision", context), html=_html("decision", context),
                 headers=mail_headers, kind=part["kind"], game=part["game"], seat=part["seat"],
-                holder=part["holder"], since=part["since"])
+                holder=part["holder"], since=part["since"], parts=[part, *talk] if talk else [])
+
+
+def talk_part(message: dict[str, Any], table: Table, to: Recipient, links: MailLinks, reply_to: str | None,
+              digest: bool = False, title: str | None = None) -> Part:
+    """A message of the table as a mail shows it to `to`: who wrote it, to whom, when, its text, and
+    whom a reply to its mail reaches (`reply_to`, the seat's reply address, when replies are taken).
+    The caller passes only a message `to` may read, as `messages.shown` gives it to his seat; `title`
+    names the game (its id when it has none)."""
+    if message["text"] is None:
+        raise ValueError("a hidden message is not mailed")
+    private = message["to"] is not None
+    answered_by = "the table" if not private else f"{message['name']} alone" if message["by"] is not None else None
+    facts = {**_frame(table, to, links), "sender": message["name"], "private": private, "text": message["text"],
+             "lines": message["text"].split("\n"), "when": phrases.clock(deadlines.parse(message["at"]), to.time_zone),
+             "reply_to": reply_to, "answered_by": answered_by, "game_name": title or table.title}
+    summary = f"{message['name']} to you alone" if private else f"{message['name']} to the table"
+    return {"kind": "talk_digest" if digest else "talk", "game": table.game_id, "seat": to.seat,
+            "holder": to.holder, "since": None, "seq": message["seq"], "summary": summary, "facts": facts}
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def talk_mail(talk: list[Part], to: str, domain: str) -> Mail:
+    """Messages of one game's table to one seat, as one mail in the game's thread; a reply to it is a
+    message, to where its last message came from (the table, or its writer alone)."""
+    last = talk[-1]
+    facts = last["facts"]
+    summary = last["summary"] if len(talk) == 1 else _plural(len(talk), "message", "messages") + " at the table"
+    subject = _subject(summary, _title_of(last))
+    context = {**facts, "subject": subject, "talk": [p["facts"] for p in talk], "last": facts}
+    mail_headers = headers.build(domain, last["game"], facts["unsubscribe"], talk=(last["seat"], last["seq"]),
+                                 reply_to=facts["reply_to"])
+    return Mail(to=to, subject=subject, text=_text("talk", context), html=_html("talk", context),
+                headers=mail_headers, kind="talk", game=last["game"], seat=last["seat"], holder=last["holder"],
+                parts=list(talk))
+
+
+def digest(parts: list[Part], to: str, domain: str) -> Mail | None:
+    """A day's messages of the games whose talk a player takes as a digest, as one mail: each game's
+    messages under its own heading with its seat link, in the game's thread when there is one game."""
+    if not parts:
+        return None
+    by_game: dict[str, list[Part]] = {}
+    for part in parts:
+        by_game.setdefault(part["game"], []).append(part)
+    subject = f"Table talk of the day: {_plural(len(parts), 'message', 'messages')} · Palazzo"
+    unsubscribe = parts[0]["facts"]["unsubscribe"]
+    context = {"subject": subject, "name": parts[0]["facts"]["name"], "one_click": [], "seat_url": None,
+               "unsubscribe": unsubscribe,
+               "games": [{"game_name": listed[0]["facts"]["game_name"], "seat_url": listed[0]["facts"]["seat_url"],
+                          "talk": [p["facts"] for p in listed]} for game_id, listed in by_game.items()]}
+    only = next(iter(by_game)) if len(by_game) == 1 else None
+    return Mail(to=to, subject=subject, text=_text("digest", context), html=_html("digest", context),
+                headers=headers.build(domain, only, unsubscribe), kind="digest", game=only, parts=list(parts))
+
+
+def remade(mail: Mail, parts: list[Part], domain: str) -> Mail | None:
+    """A mail of parts again with only `parts` (those still due when it leaves): a digest stays a
+    digest; any other becomes what its parts make (`merged`)."""
+    return digest(parts, mail.to, domain) if mail.kind == "digest" else merged(parts, mail.to, domain)
 
 
 def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
@@ -341,6 +417,7 @@ _ANSWERS: dict[str, Callable[[Outcome], str]] = {
     "not_yours": lambda outcome: "Not played: a reply for your seat from another address",
     "unverified": lambda outcome: "Not played: a reply in your name that could not be verified",
     "leave": lambda outcome: "Do you want to leave this game? Please confirm",
+    "said": lambda outcome: "Posted: your message" if outcome.get("said") else "Not posted: your message",
 }
 
 
@@ -358,7 +435,8 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
                      "deadline": phrases.clock(due, to.time_zone), "relative": phrases.relative(due, now)}
     facts = {
         **_frame(table, to, links),
-        "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], **outcome},
+        "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [], "unsaid": [],
+                    **outcome},
         "situation": situation,
         "round": view["round"],
         "cash": phrases.florins(me["private"]["cash"]),
@@ -435,16 +513,33 @@ def _lot(view: dict[str, Any], table: Table, seat: int) -> dict[str, Any]:
 
 
 def merged(parts: list[Part], to: str, domain: str) -> Mail | None:
-    """Decisions of several games waiting on one player, as one mail: one document rendered from the
-    parts' facts, each part with its own one-click answers and reply address; the merged mail threads
-    with no single game and carries no Reply-To. One part is its own decision mail; none, no mail."""
-    if len(parts) <= 1:
-        return part_mail(parts[0], to, domain) if parts else None
-    subject = f"{len(parts)} decisions wait for you · Palazzo"
-    unsubscribe = parts[0]["facts"]["unsubscribe"]
+    """What waited for one player in the merge window, as one mail. Parts of one game make that
+    game's mail: its decision's (with its messages after it), or a talk mail of messages alone.
+    Parts of several games (or several decisions) make one document rendered from the parts' facts,
+    each decision with its own one-click answers and reply address and the messages after them; it
+    threads with no single game and carries no Reply-To. No parts, no mail."""
+    talk = [part for part in parts if part["kind"] in TALK_KINDS]
+    decisions = [part for part in parts if part["kind"] not in TALK_KINDS]
+    one_game = len({part["game"] for part in parts}) == 1
+    if not parts:
+        return None
+    if len(decisions) == 1 and (one_game or not talk):
+        return part_mail(decisions[0], to, domain, talk)
+    if not decisions and one_game:
+        return talk_mail(talk, to, domain)
+    messages = _plural(len(talk), "message", "messages")
+    if decisions:
+        subject = (_plural(len(decisions), "decision", "decisions") + (f" and {messages}" if talk else "")
+                   + " wait for you · Palazzo")
+    else:
+        subject = f"{messages} at your tables · Palazzo"
+    unsubscribe = (decisions or parts)[0]["facts"]["unsubscribe"]
     context = {"subject": subject, "parts": [{"subject": _subject(p["summary"], _title_of(p)), "facts": p["facts"]}
-                                             for p in parts],
-               "one_click": [], "seat_url": None, "unsubscribe": unsubscribe}
+                                             for p in decisions],
+               "talk": [p["facts"] for p in talk], "one_click": [], "seat_url": None, "unsubscribe": unsubscribe,
+               "tables": [{"game_name": name, "seat_url": url} for name, url in
+                          {p["facts"]["game_name"]: p["facts"]["seat_url"] for p in talk
+                           if p["facts"]["seat_url"]}.items()]}
     return Mail(to=to, subject=subject, text=_text("merged", context), html=_html("merged", context),
                 headers=headers.build(domain, None, unsubscribe), kind="merged", parts=list(parts))
 

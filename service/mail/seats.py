@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import games, preferences, tokens
+from service import games, messages, preferences, tokens
 from service.links import Links
 from service.mail import render
 from service.mail.message import Mail
 from service.store import Store
 from service.web import unsubscribe
 from service.web.oneclick import answer_links
+from service.web.seat_link import seat_url
 
 DECISION_KINDS = frozenset({"your_turn", "your_bid", "choose", "reminder"})  # true while the decision waits
 EVERYONE_KINDS = frozenset({"round_result", "game_over"})  # mail to the whole table: only for mail "all"
@@ -40,6 +41,13 @@ def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
     return {**found, "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]))}
 
 
+def talk_links(links: Links, table: games.Table, seat: int) -> render.MailLinks:
+    """What a mail of the game's talk links to: the seat's page, and the link that stops (or makes a
+    digest of) this game's talk only."""
+    return {"seat": seat_url(links, table, seat),
+            "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]), [table.id])}
+
+
 def frame(table: games.Table, domain: str) -> render.Table:
     """What every mail of the game shows around the seat's view: the game and its players."""
     return render.Table(table.id, [games.seat_name(s, n) for n, s in enumerate(table.meta["seats"])], domain,
@@ -61,7 +69,9 @@ def still_due(store: Store, mail: Mail) -> str | None:
     """Why `mail` may not leave now, or None. Every mail: its address has not bounced. A mail made for
     a seat: the seat is still held by the same generation, at the same address, whose player still
     wants this kind of mail; a decision mail or reminder also needs the game running and the decision
-    it was made for still pending. A merged mail may leave while one of its parts may (`due_parts`).
+    it was made for still pending; a message, that its player still takes the game's talk so (one by
+    one, or in a digest) and that the host has not hidden it. A mail of several parts (merged, a
+    decision with messages, a digest) may leave while one of its parts may (`due_parts`).
 
     A decision whose game is paused is not mailed now, and its claim is let go, so that the resume
     (which moves every deadline) mails it again with its new deadline."""
@@ -102,6 +112,8 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
         return f"seat {seat} of game {game_id} has been handed to someone else"
     if not entry.get("email") or entry.get("bot") or tokens.email_hash(entry["email"]) != tokens.email_hash(to):
         return f"seat {seat} of game {game_id} has another address now"
+    if made["kind"] in render.TALK_KINDS:
+        return _talk_due(store, to, made)
     if made["kind"] not in DECISION_KINDS:
         return None
     decision = next((d for d in head.pending if d["seat"] == seat), None)
@@ -112,4 +124,16 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
         return f"game {game_id} is paused; its resume mails the decision again"
     if head.status != games.RUNNING:
         return f"game {game_id} is {head.status}"
+    return None
+
+
+def _talk_due(store: Store, to: str, made: dict[str, Any]) -> str | None:
+    """Why a message mailed to a seat (its `seq`, one by one or in a digest) may no longer leave."""
+    wanted = "each" if made["kind"] == "talk" else "digest"
+    choice = preferences.talk_choice(store, tokens.email_hash(to), made["game"])
+    if choice != wanted:
+        return f"its player takes the talk of game {made['game']} as {choice} now"
+    found = messages.message(store, made["game"], made["seq"])
+    if found is None or found.get("hidden"):
+        return f"message {made['seq']} of game {made['game']} was hidden by the host"
     return None

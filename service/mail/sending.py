@@ -5,8 +5,8 @@ Right after the provider accepts a mail, a key named by its Message-ID records i
 SENT_KEEP); a job that runs again (its worker killed after the provider accepted) finds the record
 and sends nothing. Before that, `seats.still_due` checks the mail against the game and the player's
 choices as they are now; a mail it drops is no failure (nothing is undelivered), only logged and
-counted per kind under DROPPED. A merged mail leaves with the parts still due: one left, as its own
-decision mail; none, not at all.
+counted per kind under DROPPED. A mail of parts leaves with the parts still due (`render.remade`): a
+merged mail with one decision left, as that decision's mail; none, not at all.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def send(store: Store, mail: Mail, settings: MailSettings) -> str:
     if why is None and mail.parts:
         due = seats.due_parts(store, mail)
         if len(due) < len(mail.parts):
-            outgoing = render.merged(due, mail.to, settings.domain)
+            outgoing = render.remade(mail, due, settings.domain)
     if why is not None or outgoing is None:
         log.info("%s mail %s to %s not sent: %s", mail.kind, mail.message_id, mail.to, why)
         store.redis.hincrby(DROPPED, mail.kind, 1)

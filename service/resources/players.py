@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from service import games, invitations, player_games, preferences, seats, signin
+from service import games, invitations, messages, player_games, preferences, seats, signin
 from service.problems import Problem
 from service.resources.common import blueprint, caller, documented, links, store
 from service.schemas import (AcceptedOut, MyGamesOut, MyGamesQuery, PlayerOut, RedeemIn, SettingsIn, SettingsOut,
@@ -67,17 +67,28 @@ def _player() -> str:
 @blp.response(200, SettingsOut)
 @documented(blp, "token_required")
 def get_my_settings():
-    """The caller's mail settings: his time zone and which mails he wants."""
-    return preferences.read(store(), _player())
+    """The caller's mail settings: his time zone, which mails he wants, and how each game's talk comes."""
+    email = _player()
+    return {**preferences.read(store(), email), "talk": messages.mail_choices(store(), email)}
 
 
 @blp.route("/me/settings", methods=["PUT"])
 @blp.arguments(SettingsIn())
 @blp.response(200, SettingsOut)
-@documented(blp, "token_required", body=True)
+@documented(blp, "token_required", "not_a_seat", body=True)
 def set_my_settings(changes):
-    """Change the caller's time zone (IANA name) or mail choice (all, decisions, none)."""
-    return preferences.write(store(), _player(), changes)
+    """Change the caller's time zone (IANA name), mail choice (all, decisions, none), or how the talk
+    of games he holds a seat in comes by mail (each, digest, none); nothing changes if one is refused."""
+    email = _player()
+    talk = changes.pop("talk", {})
+    held = games.seats_held(store(), email) if talk else {}
+    strangers = sorted(set(talk) - set(held))
+    if strangers:
+        raise Problem("not_a_seat", f"you hold no seat at game {strangers[0]}, so its talk is not yours to choose")
+    settings = preferences.write(store(), email, changes)
+    for game_id, choice in talk.items():
+        messages.choose_mail(store(), email, game_id, choice)
+    return {**settings, "talk": messages.mail_choices(store(), email)}
 
 
 @blp.route("/sign-in", methods=["POST"])

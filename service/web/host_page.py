@@ -19,13 +19,13 @@ from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.bots import BOTS
-from service import games, invitations, leaving, seats, titles
+from service import games, invitations, leaving, messages, seats, titles
 from service.mail import phrases
 from service.mail import undelivered as undelivered_mail
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
 from service.schemas import HostLinkIn, PauseIn, SeatIn, TitleIn
-from service.web import access, form_errors, forms, session, tableau
+from service.web import access, form_errors, forms, session, tableau, talk
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -42,7 +42,8 @@ def host(game_id: str) -> Response:
     return _draw(table)
 
 
-def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> Response:
+def _draw(table: games.Table, status: int = 200, problem: str | None = None,
+          talk_draft: tuple[str, int | None] = ("", None)) -> Response:
     out = game_out(table, as_host(table))
     zone = "UTC"
     shown = []
@@ -65,7 +66,9 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None) -> 
                   host_address=("yours" if proved and proved == visitor.email else "other" if proved else None),
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
                   paused_until=tableau.due(out["paused_until"], zone), bots=BOTS,
-                  max_pauses=games.MAX_PAUSES, title_length=titles.LONGEST)
+                  max_pauses=games.MAX_PAUSES, title_length=titles.LONGEST,
+                  talk=talk.panel(table, messages.HOST, url_for("talk_page.host_write", game_id=table.id),
+                                  *talk_draft))
 
 
 @bp.route("/games/<game_id>/host/<action>", methods=["POST"])

@@ -15,12 +15,12 @@ from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.typed import whole_number
-from service import games, leaving, playing
+from service import games, leaving, messages, playing
 from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
-from service.web import access, decision_forms, form_errors, forms, placing, session, story, tableau
+from service.web import access, decision_forms, form_errors, forms, placing, session, story, tableau, talk
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -49,8 +49,10 @@ def show(game_id: str) -> Response:
     return draw(table, seat)
 
 
-def draw(table: Table, seat: int, status: int = 200, problem: str | None = None) -> Response:
-    """The seat page as the game stands; `problem` says why a move was refused, if one was.
+def draw(table: Table, seat: int, status: int = 200, problem: str | None = None,
+         talk_draft: tuple[str, int | None] = ("", None)) -> Response:
+    """The seat page as the game stands; `problem` says why a move (or a message: its `talk_draft`,
+    text and recipient, stays in the form) was refused, if one was.
 
     The query holds the steps of a preview (a placement, a publish). Every move form posts to
     /games/<id>/play, whose address has none, so a redraw after a refused move shows no preview."""
@@ -59,6 +61,7 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None)
     context: dict[str, Any] = {
         "seat": seat, "game": table.game, "problem": problem, "flash": session.take_flash(),
         "host": access.is_host(visitor, table), "play_url": url_for("seat_page.play", game_id=table.id),
+        "talk": talk.panel(table, messages.Reader(seat), url_for("talk_page.write", game_id=table.id), *talk_draft),
     }
     if table.meta["game"] != GAME:
         moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []

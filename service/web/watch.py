@@ -1,7 +1,8 @@
 """The spectator page: the table as anyone may see it, the view of nobody's seat.
 
-It is drawn from `game.view(state, None)` and the feed redacted for no seat, so it shows no hand,
-no cash and no card of any seat; the address of the page is all a spectator needs.
+It is drawn from `game.view(state, None)`, the feed redacted for no seat and the table talk as a
+spectator reads it (messages to the table only), so it shows no hand, no cash, no card and no
+private message of any seat; the address of the page is all a spectator needs.
 """
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from flask import Response
 
 from service import games
 from service.resources.common import load_game
-from service.web import access, session, tableau
+from service import messages
+from service.web import access, session, tableau, talk
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 
@@ -21,7 +23,9 @@ def watch(game_id: str) -> Response:
     table = load_game(game_id)
     seat = access.seat_of(session.current(), table)
     view = table.game.view(table.state, None)
+    spoken = talk.panel(table, messages.SPECTATOR)  # the table's messages only, whoever looks
     if table.meta["game"] != "princes-of-florence":
-        return render("watch_generic.html", game_id=table.id, title=games.title_of(table), view=view, seat=seat)
+        return render("watch_generic.html", game_id=table.id, title=games.title_of(table), view=view, seat=seat,
+                      talk=spoken)
     return render("watch.html", table=tableau.table_context(web_store(), table, None, view), seat=seat,
-                  host=access.is_host(session.current(), table))
+                  host=access.is_host(session.current(), table), talk=spoken)

@@ -1,6 +1,6 @@
 // Palazzo's pages work without this file; it only adds comfort:
-// - live refresh: polls the game's event feed and redraws the page when the game moves on
-//   (or, while the player is filling in a form, says so instead of losing his input);
+// - live refresh: polls the game's event feed and its table talk, and redraws the page when the game moves on
+//   or somebody writes (or, while the player is filling in a form, says so instead of losing his input);
 // - the value of a work as bonus cards are ticked, before asking the server for the preview;
 // - a preview of a piece on the yard while the pointer or the focus is on a highlighted square.
 (function () {
@@ -17,14 +17,19 @@
     window.addEventListener("pagehide", function () { leaving = true; });
     // a short request now and then, not a long-poll: an open tab must not hold a server thread
     function later() { setTimeout(poll, document.hidden ? 4 * every : every); }
+    function ask(path) {
+      return fetch("/api/v1/games/" + main.dataset.game + path, {headers: {"Accept": "application/json"}, credentials: "omit"})
+        .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); });
+    }
     function poll() {
       if (leaving) return;
-      fetch("/api/v1/games/" + main.dataset.game + "/events?limit=1&after=" + after,
-            {headers: {"Accept": "application/json"}, credentials: "omit"})
-        .then(function (r) { if (!r.ok) throw new Error(r.status); return r.json(); })
-        .then(function (page) {
+      // the feed, and the table talk (its cursor moves past any new message, so a private one shows on reload)
+      var talk = main.dataset.talk;
+      Promise.all([ask("/events?limit=1&after=" + after),
+                   talk ? ask("/messages?limit=1&after=" + talk) : Promise.resolve({next_after: 0})])
+        .then(function (pages) {
           if (leaving) return;
-          if (!page.events.length) { later(); return; }
+          if (!pages[0].events.length && !(talk && pages[1].next_after > Number(talk))) { later(); return; }
           if (!dirty) { location.reload(); return; }
           var note = document.querySelector("[data-live]");
           if (note) note.hidden = false;
