@@ -1,5 +1,10 @@
 """Fixtures: one real redis-server per session on a free loopback port, flushed between tests, and
-real `palazzo worker` processes for the tests of background work."""
+real `palazzo worker` processes for the tests of background work.
+
+`make test` runs the tests in parallel processes (pytest-xdist, `--dist loadgroup`): each process
+is a session of its own, with its own redis-server, ports and temporary folders. The tests of a
+module that share a module-scoped fixture (Chromium, a Redis Cluster) run in one process, so that
+it is set up once; a test that must not run beside another one names the same `xdist_group`."""
 from __future__ import annotations
 
 import os
@@ -20,6 +25,17 @@ from service.app import create_app
 from service.localredis import LocalRedis
 
 GAMES = ["toy-count", "princes-of-florence"]
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses a module-scoped fixture joins its module's group (see the module's docstring)."""
+    for item in items:
+        definitions = getattr(item, "_fixtureinfo", None)
+        scopes = {fixture.scope for name in getattr(item, "fixturenames", ())
+                  for fixture in (definitions.name2fixturedefs.get(name, ()) if definitions else ())}
+        if "module" in scopes and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.fixture(scope="session")
