@@ -179,7 +179,7 @@ def process_group(pgid: int) -> list[int]:
         try:
             with open(f"/proc/{entry}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:  # ended meanwhile
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile (before the open, or during the read)
             continue
         if int(fields[2]) == pgid and fields[0] != "Z":
             found.append(int(entry))
