@@ -187,10 +187,14 @@ def process_group(pgid: int) -> list[int]:
 
 
 def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
+    """Poll until `condition` holds, failing after `seconds`. The first looks come quickly, most
+    waits (a worker's job, the next mail) being over in a few milliseconds; a long wait polls at
+    0.1 s."""
+    deadline, pause = time.monotonic() + seconds, 0.005
     while not condition():
         assert time.monotonic() < deadline, f"still not true after {seconds} s"
-        time.sleep(0.1)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def jobs_idle(connection: redis.Redis) -> bool:
