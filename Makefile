@@ -45,8 +45,12 @@ $(VENV)/.installed: pyproject.toml | $(VENV)/bin/pip
 run: setup
 	$(PY) -m service.cli up
 
+# The tests run in TEST_PROCESSES parallel processes (pytest-xdist): most of them wait on real
+# servers (redis-server, workers, gunicorn, Chromium), so even two cores do more than one process can.
+TEST_PROCESSES ?= 3
+
 test: setup browser spec-tools
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_PROCESSES)
 
 bench: setup
 	$(PY) -m benchmarks.engine

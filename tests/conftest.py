@@ -1,5 +1,10 @@
 """Fixtures: one real redis-server per session on a free loopback port, flushed between tests, and
-real `palazzo worker` processes for the tests of background work."""
+real `palazzo worker` processes for the tests of background work.
+
+`make test` runs the tests in parallel processes (pytest-xdist, `--dist loadgroup`): each process
+is a session of its own, with its own redis-server, ports and temporary folders. The tests of a
+module that share a module-scoped fixture (Chromium, a Redis Cluster) run in one process, so that
+it is set up once; a test that must not run beside another one names the same `xdist_group`."""
 from __future__ import annotations
 
 import os
@@ -20,6 +25,17 @@ from service.app import create_app
 from service.localredis import LocalRedis
 
 GAMES = ["toy-count", "princes-of-florence"]
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses a module-scoped fixture joins its module's group (see the module's docstring)."""
+    for item in items:
+        definitions = getattr(item, "_fixtureinfo", None)
+        scopes = {fixture.scope for name in getattr(item, "fixturenames", ())
+                  for fixture in (definitions.name2fixturedefs.get(name, ()) if definitions else ())}
+        if "module" in scopes and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
 
 
 @pytest.fixture(scope="session")
@@ -163,7 +179,7 @@ def process_group(pgid: int) -> list[int]:
         try:
             with open(f"/proc/{entry}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:  # ended meanwhile
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile (before the open, or during the read)
             continue
         if int(fields[2]) == pgid and fields[0] != "Z":
             found.append(int(entry))
@@ -171,10 +187,14 @@ def process_group(pgid: int) -> list[int]:
 
 
 def wait_for(condition: Callable[[], bool], seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
+    """Poll until `condition` holds, failing after `seconds`. The first looks come quickly, most
+    waits (a worker's job, the next mail) being over in a few milliseconds; a long wait polls at
+    0.1 s."""
+    deadline, pause = time.monotonic() + seconds, 0.005
     while not condition():
         assert time.monotonic() < deadline, f"still not true after {seconds} s"
-        time.sleep(0.1)
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def jobs_idle(connection: redis.Redis) -> bool:
