@@ -173,6 +173,7 @@ def test_a_whole_game_through_the_pages_with_javascript_off(browse, served):
 def _public_game(client) -> dict:
     """A public game of Ann (a bot) with two open seats, that starts when full; its creation body."""
     answer = client.post("/api/v1/games", json={"game": "princes-of-florence", "seed": 8, "public": True,
+                                                 "title": "Bea's first table",
                                                  "start_when_full": True, "seats": [
                                                      {"name": "Ann", "bot": "greedy"}, {"open": True}, {"open": True}]})
     assert answer.status_code == 201, answer.get_json()
@@ -189,7 +190,7 @@ def test_a_stranger_finds_a_game_in_the_lobby_signs_in_by_mail_and_joins_with_ja
     assert page.locator(f'[data-game="{game_id}"]').get_by_text("2 open").is_visible()
     screenshot(page, "lobby")
     with page.expect_navigation():
-        page.get_by_role("link", name=f"Join {game_id}").click()
+        page.get_by_role("link", name="Join Bea's first table").click()
     assert page.locator("main").get_attribute("data-page") == "join"
     page.get_by_label("Your address").fill("bea@example.org")
     with page.expect_navigation():
