@@ -15,13 +15,14 @@ from email.message import EmailMessage
 from typing import Any
 
 import pytest
+import redis
 
 from engine.pof.writing import write
 from service import mailbox, preferences, tokens
 from service.followups import REPLY_RETRY_SECONDS
 from service.inbound import inbox
 from tests.browser import Served
-from tests.conftest import bearer, make_app, wait_for
+from tests.conftest import bearer, jobs_idle, make_app, wait_for
 
 SECRET = "inbound-" + "s" * 32
 DOMAIN = "palazzo.example"
@@ -199,6 +200,14 @@ def test_a_reply_plays_the_move_and_a_refused_or_stale_one_plays_nothing(live, m
     assert "replies" not in game(live, game_id), "nor does anyone but the host"
 
 
+def _settled(queues: redis.Redis) -> bool:
+    """The worker and its replies' process wait idle for jobs, with none queued, and its tick has
+    taken RQ's scheduler locks: whatever keys a worker makes of itself are made."""
+    from rq import Worker
+    states = [worker.get_state() for worker in Worker.all(connection=queues)]
+    return states == ["idle", "idle"] and jobs_idle(queues) and bool(queues.keys("rq:scheduler:*"))
+
+
 def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(live, mail_workers):
     game_id = create(live, SEATS)
     mail_workers(1)
@@ -208,6 +217,8 @@ def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(liv
     store = live.app.extensions["palazzo.store"]
     forged = reply_to.replace(reply_to.split("-")[-1].split("@")[0], "a" * 26)
     other_seat = reply_to.replace(f"{game_id}-0-0-", f"{game_id}-1-0-")
+    queues = redis.Redis.from_url(live.app.config["REDIS_URL"])
+    wait_for(lambda: _settled(queues))  # the keys the worker makes of itself are there before `before`
     before = set(store.redis.keys("*"))
     for to in (forged, other_seat, f"play@{DOMAIN}"):
         assert post(live, parse_fields(ANN, to, command, answering=answering)) == (200, {"status": "ignored"})
