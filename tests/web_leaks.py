@@ -87,7 +87,9 @@ def found(text: str, secret: Secret) -> bool:
         return shows(text, value)
     if kind == "florins":
         return bool(re.search(rf"(?<![\d,]){value:,} florins|\"cash\": ?{value}(?!\d)", text))
-    return bool(re.search(rf"(?<![\d,.])({value}|{value:,})(?![\d,])", text))
+    # A number a person reads stands apart from letters too: "1730" inside a signed token or a hex id
+    # of a link or header is no limit shown (one such token failed a run of test_redaction).
+    return bool(re.search(rf"(?<![\w,.])({value}|{value:,})(?![\w,])", text))
 
 
 def exposed(text: str, view: dict[str, Any], reader: int | None) -> list[tuple[int, Secret]]:
