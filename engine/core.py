@@ -98,6 +98,13 @@ def word(game: Game, thing: str) -> str:
     return words(thing) if words is not None else thing
 
 
+def option_words(game: Game, options: dict[str, Any]) -> list[str]:
+    """A game's chosen options as people read them before joining ("bids rise by 100"); [] for a game
+    that has no words for them (optional for a game: `describe_options`)."""
+    described = getattr(game, "describe_options", None)
+    return described(options) if described is not None else []
+
+
 class Ranked(Protocol):
     """Optional for a game (`standings` asks it): each seat's place in a finished game's result, in
     one shape for every game, for what lists a player's games and his result in each."""

@@ -11,6 +11,7 @@ from typing import Any, Callable
 from engine.core import Event, Fill, IllegalMove, Move, State, Viewer
 from engine.pof import actions, auction, choices, orders, setup, view, yard
 from engine.pof.moves import MOVE_TYPES, check_shape
+from engine.pof.data import ECONOMY
 from engine.pof.errors import ERROR_CODES
 from engine.pof.grammar import GRAMMAR
 from engine.pof.schemas import SCHEMAS
@@ -151,6 +152,16 @@ class PrincesOfFlorence:
 
     def describe(self, move: Move) -> str:
         return view.describe(move)
+
+    def describe_options(self, options: dict[str, Any]) -> list[str]:
+        """`engine.core.option_words`: the bidding, passing and seating options in words."""
+        step = ECONOMY["auction_step"]
+        lines = [f"bids rise by {step}" if options["bidding"] == "step" else f"open bidding, any multiple of {step}"]
+        if options["auction_pass"]:
+            lines.append("a chooser may pass and buy nothing")
+        if options["shuffle_seats"]:
+            lines.append("the seating order is drawn")
+        return lines
 
 
 def _advance(state: State, events: list[Event]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
-from engine.pof.data import ECONOMY
+from engine.core import get_game, option_words
 from service import deadlines, games, invitations, seats, signin
 from service.mail import phrases
 from service.problems import Problem
@@ -115,13 +115,7 @@ def terms(meta: dict[str, Any]) -> list[str]:
     its meta, or its lobby entry, which names them alike)."""
     options = meta["options"]
     lines = [f"{options['seats']} seats"]
-    if meta["game"] == "princes-of-florence":
-        step = ECONOMY["auction_step"]
-        lines.append(f"bids rise by {step}" if options["bidding"] == "step" else f"open bidding, any multiple of {step}")
-        if options["auction_pass"]:
-            lines.append("a chooser may pass and buy nothing")
-        if options["shuffle_seats"]:
-            lines.append("the seating order is drawn")
+    lines += option_words(get_game(meta["game"]), options)
     words = dict(DEADLINES)
     set_ = meta["deadlines"]
     lines += [f"{_span(seconds)} for {words.get(key, key.replace('_', ' '))}" for key, seconds in set_.items()]
