@@ -4,13 +4,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from service import clock
+
 HOUR = 3600
 DEFAULTS = {"bid": 12 * HOUR}
 DEFAULT = 24 * HOUR
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc)
+    return clock.now()
 
 
 def stamp(moment: datetime) -> str:

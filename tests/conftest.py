@@ -227,6 +227,15 @@ def chromium():
 
 
 @pytest.fixture
+def moving_clock(tmp_path, monkeypatch):
+    """The service's clock, moved by the test (`tests/clock.py`): set before the app and the workers
+    start, so that they read it too."""
+    from tests.clock import Clock
+    monkeypatch.setenv("PALAZZO_CLOCK_FILE", str(tmp_path / "clock"))
+    return Clock(tmp_path / "clock")
+
+
+@pytest.fixture
 def workers_on(tmp_path):
     """Start `palazzo worker` processes on a Redis; all are killed at the end."""
     started: list[subprocess.Popen] = []

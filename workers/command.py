@@ -2,7 +2,8 @@
 
 Jobs run in the worker's own process (RQ's SimpleWorker): they are short, and forking a process
 for each held a worker to about 20 jobs a second (`--fork` restores it). The tick runs in a thread:
-it polls the wake index and queues what is due (`workers.deadlines.poll`), moves RQ's scheduled
+it polls the wake index and queues what is due (`workers.deadlines.poll`), queues the timers due
+on the service's clock (`service.timers`: reminders, digests), moves RQ's scheduled
 jobs onto their queues when due (`workers.scheduler`: bot moves a moment later, mail retries,
 reminders), and restarts the replies' process if it died. Each step that cannot reach Redis is
 simply tried again at the next tick. Replies run in a child process of their own
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     replies = ReplyProcess(args.fork)
     stop_ticks = threading.Event()
     ticks = threading.Thread(target=_tick_forever, args=(args.poll, stop_ticks, [
-        deadlines.poll, scheduler.tick, replies.keep_up]), name="tick", daemon=True)
+        deadlines.poll, deadlines.poll_timers, scheduler.tick, replies.keep_up]), name="tick", daemon=True)
     ticks.start()
     try:
         work_loop.work([QUEUE], connection, fork=args.fork, stopping=stopping)

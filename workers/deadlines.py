@@ -13,11 +13,10 @@ A claim expires, so a job lost with the queue Redis is queued again by the next 
 from __future__ import annotations
 
 import logging
-import time
 
 from rq import Queue
 
-from service import games, leaving, playing
+from service import clock, games, leaving, playing, timers
 from service.store import shard_of, woken_key
 from workers import context
 
@@ -37,7 +36,7 @@ def wake(game_id: str) -> int:
     table = games.load(store, game_id)
     if table.status == games.FINISHED:
         at = store.wake_at(game_id)
-        if at is not None and at <= time.time():
+        if at is not None and at <= clock.time():
             store.compact(game_id)
         return 0
     played = 0
@@ -61,7 +60,7 @@ def poll(batch: int = 500, claim_for: int = CLAIM_SECONDS) -> int:
     worker's queues it again while the job waits.
     """
     store = context.store()
-    now = time.time()
+    now = clock.time()
     due = store.due(now, batch)
     if not due:
         return 0
@@ -77,3 +76,8 @@ def poll(batch: int = 500, claim_for: int = CLAIM_SECONDS) -> int:
             Queue.prepare_data(WAKE_JOB, (game_id,), job_id=f"pz-wake-{game_id}-{int(at * 1000)}")
             for game_id, at in claimed])
     return len(claimed)
+
+
+def poll_timers() -> int:
+    """Queue the jobs of the timers due on the service's clock (`service.timers`)."""
+    return timers.poll(context.store())

@@ -1,0 +1,44 @@
+"""The service's one clock: every deadline, reminder, digest and vacation reads the time here.
+
+In production it is the system clock. Tests of things that take days (a vacation, a daily digest, a
+reminder at 50%) move it instead of sleeping: PALAZZO_CLOCK_FILE names a file holding a number of
+seconds to add to the system clock, which every process that reads it (the test, the app, each real
+`palazzo worker`) sees within a millisecond of the file changing. Only the time as the game sees it
+moves: RQ's own timers (a bot's second of delay, a mail's retry backoff, the merge window) keep real
+time, which is right for seconds; what waits for hours or days waits in `service.timers`, on this clock.
+"""
+from __future__ import annotations
+
+import os
+import time as _time
+from datetime import datetime, timezone
+
+_cache: dict[str, tuple[float, float]] = {}  # path -> (mtime, offset)
+
+
+def offset() -> float:
+    """Seconds this clock is ahead of the system's (0 unless PALAZZO_CLOCK_FILE says otherwise)."""
+    path = os.environ.get("PALAZZO_CLOCK_FILE")
+    if not path:
+        return 0.0
+    try:
+        mtime = os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        return 0.0
+    cached = _cache.get(path)
+    if cached is None or cached[0] != mtime:
+        with open(path, encoding="ascii") as file:
+            text = file.read().strip()
+        cached = (mtime, float(text) if text else 0.0)
+        _cache[path] = cached
+    return cached[1]
+
+
+def time() -> float:
+    """Now, in epoch seconds."""
+    return _time.time() + offset()
+
+
+def now() -> datetime:
+    """Now, in UTC."""
+    return datetime.fromtimestamp(time(), timezone.utc)
