@@ -1,8 +1,16 @@
-"""When each pending decision falls due: the clock starts when the decision becomes pending."""
+"""When each pending decision falls due: all the deadline arithmetic of the service, in one place.
+
+The clock starts when the decision becomes pending (`schedule`), or, for a player who is away
+(`entry["away"]`, his vacation), when he is due back; a deadline that would fall inside his quiet hours
+(`entry["quiet"]`: from, to, and his time zone) moves to their end, in his zone's own wall time, so
+across a daylight-saving change too (`quiet_end`). A pause moves every deadline later (`shift`); a
+vacation moves only the seat's (`shift_seat`); a newcomer gets the game's whole time (`fresh`).
+"""
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, time, timedelta, timezone
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from service import clock
 
@@ -45,19 +53,63 @@ def duration(decision: dict[str, Any], deadlines: dict[str, int]) -> int:
     return next((DEFAULTS[key] for key in keys if key in DEFAULTS), DEFAULT)
 
 
+def _clock(text: str) -> time:
+    hours, minutes = text.split(":")
+    return time(int(hours), int(minutes))
+
+
+def in_quiet(moment: datetime, quiet: dict[str, str] | None) -> bool:
+    """Whether `moment` falls inside the quiet hours (`from` to `to`, "HH:MM", in `zone`; `from` later
+    than `to` spans midnight). The hours are the player's wall time, whatever the UTC offset that day."""
+    if not quiet:
+        return False
+    local = moment.astimezone(ZoneInfo(quiet["zone"])).time().replace(tzinfo=None)
+    start, end = _clock(quiet["from"]), _clock(quiet["to"])
+    return start <= local < end if start < end else local >= start or local < end
+
+
+def quiet_end(moment: datetime, quiet: dict[str, str] | None) -> datetime:
+    """`moment`, or, when it falls inside the quiet hours, their end: `to` on the same local day or the
+    next one. A wall time the zone skips that day (a spring-forward gap) reads as the same span after
+    the change (PEP 495's fold 0), so it is still the first moment after the quiet hours."""
+    if not in_quiet(moment, quiet):
+        return moment
+    zone = ZoneInfo(quiet["zone"])
+    local = moment.astimezone(zone)
+    end = datetime.combine(local.date(), _clock(quiet["to"]), zone)
+    if end.astimezone(timezone.utc) <= moment.astimezone(timezone.utc):
+        end = datetime.combine(local.date() + timedelta(days=1), _clock(quiet["to"]), zone)
+    return end.astimezone(timezone.utc)
+
+
+def due_at(at: datetime, seconds: float, entry: dict[str, Any] | None) -> datetime:
+    """When a decision of the seat (`entry`, its meta) that becomes pending at `at` falls due: `seconds`
+    from then, or from the end of its player's vacation if he is away, moved out of his quiet hours."""
+    entry = entry or {}
+    start = at
+    away = entry.get("away")
+    if away and parse(away["until"]) > at:
+        start = parse(away["until"])
+    return quiet_end(start + timedelta(seconds=seconds), entry.get("quiet"))
+
+
 def schedule(decisions: list[dict[str, Any]], previous: list[dict[str, Any]], deadlines: dict[str, int],
-             at: datetime, version: int, mover: int | None = None) -> list[dict[str, Any]]:
+             at: datetime, version: int, mover: int | None = None,
+             seats: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """The engine's pending decisions with a `deadline_at` and a `since` (the decision's id).
 
     A decision of another seat that is still pending keeps both. The mover's next decision is
     always a new one (`since` = this version), even of the same kind, so a retried request can never
     count as his next move; it keeps the running deadline of a decision of the same kind (a turn).
+    A new deadline is the seat's (`due_at`, from `seats`, the game's seat entries).
     """
     kept = {(d["seat"], d["kind"]): d for d in previous}
     scheduled = []
     for decision in decisions:
         before = kept.get((decision["seat"], decision["kind"]))
-        deadline_at = (before or {}).get("deadline_at") or stamp(at + timedelta(seconds=duration(decision, deadlines)))
+        entry = seats[decision["seat"]] if seats and 0 <= decision["seat"] < len(seats) else None
+        deadline_at = (before or {}).get("deadline_at") or stamp(
+            due_at(at, duration(decision, deadlines), entry))
         since = before["since"] if before and decision["seat"] != mover and "since" in before else version
         scheduled.append({**decision, "deadline_at": deadline_at, "since": since})
     return scheduled
@@ -67,6 +119,12 @@ def shift(pending: list[dict[str, Any]], by: timedelta) -> list[dict[str, Any]]:
     """Move every deadline later, after a pause."""
     return [{**d, "deadline_at": stamp(parse(d["deadline_at"]) + by)} if d.get("deadline_at") else d
             for d in pending]
+
+
+def shift_seat(pending: list[dict[str, Any]], seat: int, by: timedelta) -> list[dict[str, Any]]:
+    """Move the seat's deadlines only (later, or earlier with a negative `by`): a vacation."""
+    return [{**d, "deadline_at": stamp(parse(d["deadline_at"]) + by)} if d["seat"] == seat and d.get("deadline_at")
+            else d for d in pending]
 
 
 def fresh(pending: list[dict[str, Any]], seat: int, deadlines: dict[str, int], at: datetime) -> list[dict[str, Any]]:

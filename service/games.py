@@ -464,7 +464,7 @@ def start(store: Store, table: Table) -> Table:
         raise Problem("seats_open", f"{listed} open: a game starts once every seat is taken (by the join link, "
                                     "an invitation or a bot)")
     pending = deadlines.schedule(table.game.pending(table.state), [], table.meta["deadlines"], deadlines.now(),
-                                 table.version + 1)
+                                 table.version + 1, seats=table.meta["seats"])
     return _host_change(store, table, (OPEN,), status=RUNNING, pending=pending, event={"type": "game_started"})
 
 

@@ -75,7 +75,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         private_moves = {**table.private_moves, str(seat): entry}
     else:
         version = table.version + 1
-        pending = deadlines.schedule(decisions, table.pending, table.meta["deadlines"], now, version, seat)
+        pending = deadlines.schedule(decisions, table.pending, table.meta["deadlines"], now, version, seat,
+                                     table.meta["seats"])
         log = [dumps(e) for e in table.private_entries()]
         log.append(dumps({"version": version, **entry}))
         private_moves = {}
