@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import engine.bots
 from engine.core import IllegalMove
-from service import deadlines
+from service import deadlines, told
 from service.games import (ATTEMPTS, FINISHED, MISSED_TURNS, RUNNING, STAND_IN, Table, feed_entry, follow_up, load,
                            refused)
 from service.problems import Problem
@@ -64,7 +64,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     decisions = table.game.pending(state)
     private = (table.game.move_types[move["type"]].get("private", False) and status == RUNNING
                and [(d["seat"], d["kind"]) for d in decisions] == [(d["seat"], d["kind"]) for d in table.pending])
-    meta = _missed_turns(table, seat, timeout, bot) if table.decision_of(seat) and not private else None
+    meta = _missed_turns(table, seat, timeout, bot, now) if table.decision_of(seat) and not private else None
+    before, after = told.feed_events(table.meta["seats"][seat], meta["seats"][seat], seat) if meta else ([], [])
     entry = {"seat": seat, "move": move, "at": deadlines.stamp(now)}
     if timeout:
         entry["timeout"] = True
@@ -83,6 +84,7 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         public = [e for e in events if "private_to" not in e]
         if timeout:
             public.insert(0, {"type": "timeout", "seat": seat, "kind": table.decision_of(seat)["kind"]})
+        public = before + public + after
         stored = [feed_entry(version, seat, e, timeout) for e in public]
     new = Table(table.id, version, table.rev + 1, status, meta or table.meta, state, pending, private_moves,
                 table.game)
@@ -105,24 +107,27 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     return Played(outcome, new, events, body)
 
 
-def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None) -> dict[str, Any] | None:
+def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None, now: datetime
+                  ) -> dict[str, Any] | None:
     """The game's meta with the seat's missed-decision count updated, or None when unchanged.
 
     A timeout on a decision with a real choice counts, whether the default or the stand-in answers it
     (so that the game's `remove_after` can follow `missed_turns`); after `missed_turns` in a row the
     greedy bot stands in (it answers at the deadline, so the player still has the whole time to come
-    back). The player's own move clears both; a bot's moves leave them as they are.
+    back). Each such timeout leaves its record (`told.record`: what the player is told of it), and the
+    stand-in the moment it started. The player's own move clears them all; a bot's moves leave them.
     """
     entry = table.meta["seats"][seat]
     if timeout and (not bot or bot == entry.get("standin")):
         if len(table.game.legal_moves(table.state, seat)) < 2:
             return None
         missed = entry.get("missed", 0) + 1
-        changed = {**entry, "missed": missed}
+        changed = {**entry, "missed": missed, "timed_out": told.record(table, seat, bot, now)}
         if missed >= table.meta.get("missed_turns", MISSED_TURNS) and not entry.get("bot"):
             changed["standin"] = STAND_IN
-    elif not timeout and not bot and (entry.get("missed") or entry.get("standin")):
-        changed = {**entry, "missed": 0, "standin": None}
+            changed["standin_since"] = entry.get("standin_since") if entry.get("standin") else deadlines.stamp(now)
+    elif not timeout and not bot and (entry.get("missed") or entry.get("standin") or entry.get("timed_out")):
+        changed = {**entry, "missed": 0, "standin": None, "standin_since": None, "timed_out": None}
     else:
         return None
     seats = list(table.meta["seats"])

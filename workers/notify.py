@@ -4,7 +4,9 @@
   one-click answers, and a reminder when 80% of the time is used if the decision is still his;
 - everyone with an address gets the round's result when a round ends and the scores at the end;
 - a player who has taken over a seat of a game under way (`joined`, set by `games.replace_seat`) gets
-  a welcome mail with where the game stands, once per holder.
+  a welcome mail with where the game stands, once per holder;
+- a player whose decision ran out gets what the deadline played for him (`service.told`), once per
+  decision, as a part before his next decision's in the same mail when one waits, else by itself.
 Every mail is sent once: a Redis key per decision (for the seat's holder: a newcomer to a seat
 gets the decision he takes over), reminder, round or game end claims it first (SET NX).
 Decision mails with a far deadline, and messages of the tables' talk (`workers.talk`), wait a short
@@ -20,7 +22,7 @@ import json
 import os
 from datetime import timedelta
 
-from service import deadlines, games, tokens
+from service import deadlines, games, tokens, told
 from service.inbound import address
 from service.mail import render, seats
 from service.mail.message import Mail
@@ -58,25 +60,26 @@ def merge_window() -> float:
     return float(os.environ.get("PALAZZO_MAIL_MERGE_SECONDS", "30"))
 
 
-def _send_decision(store: Store, part: render.Part, to: str, due) -> None:
+def _send_decision(store: Store, part: render.Part, to: str, due, also: list[render.Part] = ()) -> None:
     """Send a decision mail, or hold its part for the merge window when its deadline is far enough
-    away, so that decisions of several games waiting on one player arrive as one mail."""
+    away, so that decisions of several games waiting on one player arrive as one mail; `also` (what a
+    deadline played for him) goes in the same mail."""
     window = merge_window()
     send_part(store, part, to, wait=due is not None and (due - deadlines.now()).total_seconds()
-              >= MERGE_ONLY_BEFORE * window)
+              >= MERGE_ONLY_BEFORE * window, also=also)
 
 
-def send_part(store: Store, part: render.Part, to: str, wait: bool) -> None:
-    """Send a part's mail now, or (`wait`) hold it for the merge window with whatever else waits for
-    the player: decisions of other games, messages of the tables (which always wait), so that what
-    comes within the window arrives as one mail."""
+def send_part(store: Store, part: render.Part, to: str, wait: bool, also: list[render.Part] = ()) -> None:
+    """Send a part's mail (with the parts `also`) now, or (`wait`) hold them for the merge window with
+    whatever else waits for the player: decisions of other games, messages of the tables (which
+    always wait), so that what comes within the window arrives as one mail."""
     window = merge_window()
     if window <= 0 or not wait:
-        _send(store, render.merged([part], to, MailSettings.from_env().domain))
+        _send(store, render.merged([part, *also], to, MailSettings.from_env().domain))
         return
     held = email_key(tokens.email_hash(to), "held")
     with store.redis.pipeline(transaction=False) as pipe:
-        pipe.rpush(held, json.dumps({"to": to, "part": part}))
+        pipe.rpush(held, *(json.dumps({"to": to, "part": each}) for each in (part, *also)))
         pipe.set(f"{held}:flush", "1", nx=True, ex=int(window) + 60)
         _, first = pipe.execute()
     if first:
@@ -118,6 +121,7 @@ def game(game_id: str) -> int:
     frame = seats.frame(table, MailSettings.from_env().domain)
     now = deadlines.now()
     sent = _welcome(store, table, frame, now)
+    told_seats: set[int] = set()
     for decision in table.pending if table.status == games.RUNNING else []:
         seat = decision["seat"]
         to = seats.recipient(store, table, seat)
@@ -126,14 +130,36 @@ def game(game_id: str) -> int:
         view = table.game.view(table.state, seat)
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
         part = render.decision_part(view, decision, frame, to, _links(table, seat), now,
-                                    table.game.default_move(table.state, seat), _reply(table, seat))
-        _send_decision(store, part, to.email, due)
+                                    table.game.default_move(table.state, seat), _reply(table, seat),
+                                    stand_in=table.stand_in(seat))
+        notice = _notice(store, table, frame, seat, to, now, with_decision=True)
+        told_seats.add(seat)
+        _send_decision(store, part, to.email, due, also=[notice] if notice else [])
         sent += 1
         if due is not None:
             store.followups.queue.enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
                                              seat, decision["since"], to.holder)
+    for seat in range(len(table.meta["seats"])):
+        to = seats.recipient(store, table, seat) if seat not in told_seats else None
+        notice = _notice(store, table, frame, seat, to, now) if to is not None else None
+        if notice is not None:
+            send_part(store, notice, to.email, wait=True)
+            sent += 1
     sent += _to_everyone(store, table, frame)
     return sent
+
+
+def _notice(store: Store, table: games.Table, frame: render.Table, seat: int, to: render.Recipient,
+            now, with_decision: bool = False) -> render.Part | None:
+    """What the seat's last deadline played for him (`told`), once per decision he let run out, while
+    the game goes on; `with_decision` when it goes in the mail of the decision he has now."""
+    timed_out = told.last_timeout(table, seat)
+    if timed_out is None or table.status not in (games.RUNNING, games.PAUSED) \
+            or not _claim(store, table.id, f"told:{seat}:{to.holder}:{timed_out['since']}"):
+        return None
+    links = {**_links(table, seat), "seat": seats.talk_links(context.links(), table, seat)["seat"]}
+    return render.notice_part(table.game.view(table.state, seat), timed_out, told.label(store, table, seat, timed_out),
+                              told.misses(table, seat), frame, to, links, now, table.decision_of(seat), with_decision)
 
 
 def _welcome(store: Store, table: games.Table, frame: render.Table, now) -> int:
@@ -188,6 +214,7 @@ def reminder(game_id: str, seat: int, since: int, holder: int = 0) -> bool:
         return False
     frame = seats.frame(table, MailSettings.from_env().domain)
     view = table.game.view(table.state, seat)
-    _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
-                                 deadlines.now(), table.game.default_move(table.state, seat), _reply(table, seat)))
+    _send(store, render.reminder(view, decision, frame, to, _links(table, seat), deadlines.now(),
+                                 table.game.default_move(table.state, seat), _reply(table, seat),
+                                 stand_in=table.stand_in(seat)))
     return True

@@ -22,7 +22,7 @@ from typing import Any, NotRequired, TypedDict
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from engine import get_game
-from engine.core import Move
+from engine.core import Move, word
 from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, titles
 from service.mail import headers, phrases
@@ -111,6 +111,7 @@ class Part(TypedDict):
 
 
 TALK_KINDS = frozenset({"talk", "talk_digest"})  # a message mailed by itself (or merged), in a digest
+NOTICE_KINDS = frozenset({"defaulted", "standin"})  # what a deadline played for a seat; the stand-in taking over
 
 
 @dataclass(frozen=True)
@@ -135,10 +136,13 @@ class Table:
 
 
 def decision(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-             now: datetime, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
+             now: datetime, default_move: Move | None = None, reply: Reply | None = None,
+             stand_in: str | None = None) -> Mail:
     """The mail for a seat's new decision: your_bid for a bid, choose for a follow-up, else your_turn.
-    With `reply`, it says how to answer by replying, and replies go to its address."""
-    return part_mail(decision_part(view, pending, table, to, links, now, default_move, reply), to.email, table.domain)
+    With `reply`, it says how to answer by replying, and replies go to its address; with `stand_in`
+    (the bot answering at the seat's deadlines), that the stand-in, not the default, answers."""
+    return part_mail(decision_part(view, pending, table, to, links, now, default_move, reply, stand_in=stand_in),
+                     to.email, table.domain)
 
 
 def decision_kind(kind: str) -> str:
@@ -147,9 +151,10 @@ def decision_kind(kind: str) -> str:
 
 
 def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-             now: datetime, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
+             now: datetime, default_move: Move | None = None, reply: Reply | None = None,
+             stand_in: str | None = None) -> Mail:
     """The decision mail's facts again, headed as a reminder, with the time left as of `now`."""
-    part = decision_part(view, pending, table, to, links, now, default_move, reply, reminder=True)
+    part = decision_part(view, pending, table, to, links, now, default_move, reply, reminder=True, stand_in=stand_in)
     return part_mail(part, to.email, table.domain)
 
 
@@ -293,31 +298,35 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 
 def decision_part(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
                   now: datetime, default_move: Move | None = None, reply: Reply | None = None,
-                  reminder: bool = False) -> Part:
+                  reminder: bool = False, stand_in: str | None = None) -> Part:
     """A seat's decision as a mail shows it, alone (`part_mail`) or among others (`merged`); a
-    reminder shows the same facts under its own heading."""
+    reminder shows the same facts under its own heading. With `stand_in`, the bot that answers at
+    the deadline instead of `default_move` (`playing.default_on`)."""
     kind = decision_kind(pending["kind"])
     facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "reply": reply,
-             "mail": kind, "reminder": reminder}
+             "mail": kind, "reminder": reminder, "standin": stand_in}
     summary = _SUMMARIES[kind](facts)
     return {"kind": "reminder" if reminder else kind, "game": table.game_id, "seat": pending["seat"],
             "holder": to.holder, "since": pending.get("since"),
             "summary": f"Reminder: {summary}" if reminder else summary, "facts": facts}
 
 
-def part_mail(part: Part, to: str, domain: str, talk: list[Part] = ()) -> Mail:
+def part_mail(part: Part, to: str, domain: str, talk: list[Part] = (), notices: list[Part] = ()) -> Mail:
     """The mail of one decision: a decision mail with replies on names the decision in its
     Message-ID, so that a reply to it says what it answers. Messages of its game's `talk` that
-    are due at the same time follow the decision; the mail then carries all its parts."""
+    are due at the same time follow the decision, and what the game's deadlines played for the
+    seat (`notices`) comes before it; the mail then carries all its parts."""
     facts, reply = part["facts"], part["facts"]["reply"]
     decision = (part["seat"], part["since"]) if reply is not None and part["since"] is not None else None
     subject = _subject(part["summary"], _title_of(part))
-    context = {**facts, "subject": subject, "part": facts, "talk": [p["facts"] for p in talk]}
+    context = {**facts, "subject": subject, "part": facts, "talk": [p["facts"] for p in talk],
+               "notices": [p["facts"] for p in notices]}
     mail_headers = headers.build(domain, part["game"], facts["unsubscribe"], decision=decision,
                                  reply_to=reply["address"] if reply else None)
     return Mail(to=to, subject=subject, text=_text("decision", context), html=_html("decision", context),
                 headers=mail_headers, kind=part["kind"], game=part["game"], seat=part["seat"],
-                holder=part["holder"], since=part["since"], parts=[part, *talk] if talk else [])
+                holder=part["holder"], since=part["since"],
+                parts=[part, *notices, *talk] if talk or notices else [])
 
 
 def talk_part(message: dict[str, Any], table: Table, to: Recipient, links: MailLinks, reply_to: str | None,
@@ -479,6 +488,52 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
     return _mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
 
 
+def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | None, misses: dict[str, Any],
+                table: Table, to: Recipient, links: MailLinks, now: datetime,
+                pending: dict[str, Any] | None = None, with_decision: bool = False) -> Part:
+    """What a deadline played for the seat (`told.record`, the move's `label`), as a mail shows it: the
+    decision it answered, who chose the move (the default or the stand-in), where the seat stands with
+    its missed decisions (`told.misses`), and what waits for him now (`pending`, his own decision, unless
+    it is mailed `with_decision`, as the part beside it). Kind `standin` when this timeout made the
+    stand-in take over, else `defaulted`; rendered from his own view, as every seat's mail."""
+    _check(view)
+    _own(view, to.seat)
+    started = bool(misses["standin"]) and misses["standin_since"] == timed_out["at"]
+    following = None
+    if pending is not None and not with_decision and pending.get("deadline_at"):
+        due = deadlines.parse(pending["deadline_at"])
+        asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **pending}
+        following = {"pending": phrases.pending(asked, view), "deadline": phrases.clock(due, to.time_zone),
+                     "relative": phrases.relative(due, now)}
+    facts = {**_frame(table, to, {key: value for key, value in links.items() if key != "one_click"}),
+             "asked": word(get_game(GAME), timed_out["kind"]) if timed_out.get("kind") else "",
+             "when": phrases.clock(deadlines.parse(timed_out["at"]), to.time_zone), "by": timed_out["by"],
+             "label": label, "started": started, "next": following, "with_decision": with_decision,
+             **{key: misses[key] for key in ("missed", "standin", "before_standin", "before_removal")}}
+    if started:
+        summary = "The stand-in answers for you from now on"
+    elif timed_out["by"] != "default":
+        summary = "Time ran out: the stand-in played for you"
+    else:
+        summary = "Time ran out: Palazzo played for you"
+    return {"kind": "standin" if started else "defaulted", "game": table.game_id, "seat": to.seat,
+            "holder": to.holder, "since": timed_out.get("since"), "summary": summary, "facts": facts}
+
+
+def notice_mail(notices: list[Part], to: str, domain: str, talk: list[Part] = ()) -> Mail:
+    """What a game's deadlines played for one seat, as a mail of its own in the game's thread (with the
+    game's messages due at the same time after it); a reply to it reaches nobody."""
+    last = notices[-1]
+    facts = last["facts"]
+    subject = _subject(last["summary"], _title_of(last))
+    context = {**facts, "subject": subject, "notices": [n["facts"] for n in notices],
+               "talk": [p["facts"] for p in talk]}
+    return Mail(to=to, subject=subject, text=_text("notice", context), html=_html("notice", context),
+                headers=headers.build(domain, last["game"], facts["unsubscribe"]), kind=last["kind"],
+                game=last["game"], seat=last["seat"], holder=last["holder"],
+                parts=[*notices, *talk] if talk or len(notices) > 1 else [])
+
+
 def seat_left(to: str, name: str, game_id: str, title: str, why: str, reason: str | None, watch_url: str,
               domain: str, answering: str | None = None) -> Mail:
     """To a player whose seat was taken from him (he left, the host removed him, or he missed too many
@@ -519,23 +574,29 @@ def merged(parts: list[Part], to: str, domain: str) -> Mail | None:
     each decision with its own one-click answers and reply address and the messages after them; it
     threads with no single game and carries no Reply-To. No parts, no mail."""
     talk = [part for part in parts if part["kind"] in TALK_KINDS]
-    decisions = [part for part in parts if part["kind"] not in TALK_KINDS]
+    notices = [part for part in parts if part["kind"] in NOTICE_KINDS]
+    decisions = [part for part in parts if part["kind"] not in TALK_KINDS | NOTICE_KINDS]
     one_game = len({part["game"] for part in parts}) == 1
     if not parts:
         return None
-    if len(decisions) == 1 and (one_game or not talk):
-        return part_mail(decisions[0], to, domain, talk)
+    if len(decisions) == 1 and (one_game or not talk and all(n["game"] == decisions[0]["game"] for n in notices)):
+        return part_mail(decisions[0], to, domain, talk, notices)
     if not decisions and one_game:
-        return talk_mail(talk, to, domain)
+        return notice_mail(notices, to, domain, talk) if notices else talk_mail(talk, to, domain)
     messages = _plural(len(talk), "message", "messages")
     if decisions:
         subject = (_plural(len(decisions), "decision", "decisions") + (f" and {messages}" if talk else "")
                    + " wait for you · Palazzo")
+    elif notices:
+        subject = "Played for you at the deadline" + (f", and {messages}" if talk else "") + " · Palazzo"
     else:
         subject = f"{messages} at your tables · Palazzo"
     unsubscribe = (decisions or parts)[0]["facts"]["unsubscribe"]
+    waiting = {(p["game"], p["seat"]) for p in decisions}
     context = {"subject": subject, "parts": [{"subject": _subject(p["summary"], _title_of(p)), "facts": p["facts"]}
                                              for p in decisions],
+               "notices": [{"subject": _subject(n["summary"], _title_of(n)), "facts": n["facts"],
+                            "joined": (n["game"], n["seat"]) in waiting} for n in notices],
                "talk": [p["facts"] for p in talk], "one_click": [], "seat_url": None, "unsubscribe": unsubscribe,
                "tables": [{"game_name": name, "seat_url": url} for name, url in
                           {p["facts"]["game_name"]: p["facts"]["seat_url"] for p in talk

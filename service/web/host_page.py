@@ -25,7 +25,7 @@ from service.mail import undelivered as undelivered_mail
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game
 from service.schemas import HostLinkIn, PauseIn, SeatIn, TitleIn
-from service.web import access, form_errors, forms, session, tableau, talk
+from service.web import access, form_errors, forms, session, tableau, talk, told_notices
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -67,6 +67,7 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None,
                   flash=session.take_flash(), status_words=tableau.STATUS.get(table.status, table.status),
                   paused_until=tableau.due(out["paused_until"], zone), bots=BOTS,
                   max_pauses=games.MAX_PAUSES, title_length=titles.LONGEST,
+                  told=told_notices.for_host(table, zone),
                   talk=talk.panel(table, messages.HOST, url_for("talk_page.host_write", game_id=table.id),
                                   *talk_draft))
 

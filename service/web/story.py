@@ -43,6 +43,12 @@ def _left(e: Event) -> str:
     return f"{why}. A stand-in plays seat {e['seat'] + 1} until someone takes it over."
 
 
+def _stand_in(e: Event, who: Callable[[int], str]) -> str:
+    missed = "a decision" if e["missed"] == 1 else f"{e['missed']} decisions in a row"
+    return (f"{who(e['seat'])} let {missed} run out: from now on a stand-in, the "
+            f"{e['bot']} bot, answers at the seat's deadlines, until its player moves again.")
+
+
 def _best(e: Event, who: Callable[[int], str]) -> str:
     return (f"Best work of round {e['round']} ({e['value']}): {listing([who(s) for s in e['seats']])} "
             f"{'gain' if len(e['seats']) > 1 else 'gains'} {e['points']} PP.")
@@ -64,6 +70,8 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
                                      else f"{e['name']} now plays seat {e['seat'] + 1}."),
     "seat_opened": lambda e, who: f"Seat {e['seat'] + 1} is open.",
     "seat_left": lambda e, who: _left(e),
+    "standin_started": _stand_in,
+    "standin_ended": lambda e, who: f"{who(e['seat'])} moved again: the stand-in no longer answers for the seat.",
     "timeout": lambda e, who: f"Time ran out for {who(e['seat'])} ({name(e['kind'])}); the default was played.",
     "professions_kept": _kept,
     "round_started": lambda e, who: f"Round {e['round']} begins; {who(e['start_player'])} chooses first.",

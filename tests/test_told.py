@@ -1,0 +1,140 @@
+"""Every player told what was done for him: on real `palazzo worker` processes, a clock moved past a
+deadline and the local outbox, a timeout mails what the deadline played (once, in the game's words, from
+his own view only), the stand-in's takeover is mailed to him and told to the table, his decision mails
+then name the stand-in, and his own move ends it; his seat page and the host's page say so at the top."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import redis
+
+from service import games, playing, told
+from tests.conftest import bearer, jobs_idle, make_app, seat_tokens, wait_for
+from tests.mail_games import answer, mails, player, start
+from tests.web_client import enter_host, enter_seat
+from tests.web_leaks import POF, exposed, full_view
+
+ANN, BEA, DEE = "ann@example.org", "bea@example.org", "dee@example.org"
+HOURS = {"setup": 3600, "auction": 86400, "turn": 86400, "choice": 86400}
+DECISIONS = ("your_turn", "your_bid", "choose")
+
+
+def _table(app, game_id: str) -> games.Table:
+    return games.load(app.extensions["palazzo.store"], game_id)
+
+
+def _events(client, game_id: str, kind: str) -> list[dict]:
+    feed = client.get(f"/api/v1/games/{game_id}/events?limit=500").get_json()
+    return [entry["event"] for entry in feed["events"] if entry["event"]["type"] == kind]
+
+
+def _told(app, to: str) -> list[dict]:
+    """The mails to `to` that carry what a deadline played for him: a notice alone or before a decision."""
+    return [m for m in mails(app, to) if "time ran out on your decision" in m["text"]]
+
+
+def _settled(redis_url: str) -> None:
+    """Every job queued so far has run (the queue's Redis, as RQ reads it: bytes)."""
+    queues = redis.Redis.from_url(redis_url)
+    wait_for(lambda: jobs_idle(queues))
+
+
+def test_a_timeout_is_mailed_once_with_the_move_played_and_nothing_of_the_others(redis_url, moving_clock, workers):
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    created = start(client, [{"name": "Bea", "email": BEA}, {"name": "Ann", "email": ANN},
+                             {"name": "Cy", "bot": "greedy"}], deadlines=HOURS)
+    game_id = created["game"]["id"]
+    workers(1)
+    wait_for(lambda: mails(app, BEA, ("choose",)) and _table(app, game_id).decision_of(2) is None)
+    answer(client, player(app, client, BEA), game_id)
+    table = _table(app, game_id)
+    label = table.game.describe(table.game.default_move(table.state, 1))
+    before = full_view(POF, table.state)
+    assert not _told(app, ANN)
+
+    moving_clock.advance(timedelta(hours=2))
+    wait_for(lambda: _told(app, ANN))
+    assert client.put(f"/api/v1/games/{game_id}/title", headers=bearer(created["tokens"]["host"]),
+                      json={"title": "Ann's slow game"}).status_code == 200  # one more mail job looks
+    wait_for(lambda: _table(app, game_id).version > table.version + 1)
+    _settled(redis_url)
+    [mail] = _told(app, ANN)
+    assert f"so Palazzo played the default for you: {label}." in mail["text"] and label in mail["html"]
+    assert "your decision to keep professions" in mail["text"]
+    assert "That is 1 missed decision in a row; your own next move resets the count. After 2 more" in mail["text"]
+    assert (mail["kind"], mail["seat"], mail["holder"]) == ("defaulted", 1, 0), "Bea opens the auction: a mail alone"
+    assert mail["subject"] == "Time ran out: Palazzo played for you · Bea's game"
+    assert "Nothing waits for you now; a mail comes when it is your decision again." in mail["text"]
+    assert "/seat?t=" in mail["text"] and "/act?t=" not in mail["text"]
+    assert not exposed(mail["subject"] + mail["text"] + mail["html"], before, 1), "another seat's secret"
+    assert not _told(app, BEA), "Bea answered herself"
+    assert _table(app, game_id).meta["seats"][1]["timed_out"]["by"] == told.DEFAULT
+
+
+def test_the_stand_in_is_mailed_told_to_the_table_named_in_decision_mails_and_ended_by_his_move(
+        redis_url, moving_clock, workers):
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    created = start(client, [{"name": "Dee", "email": DEE}, {"name": "Bo", "bot": "random"},
+                             {"name": "Cy", "bot": "greedy"}], deadlines=HOURS, missed_turns=1)
+    game_id = created["game"]["id"]
+    workers(1)
+    wait_for(lambda: mails(app, DEE, ("choose",)))
+    moving_clock.advance(timedelta(hours=2))
+    wait_for(lambda: _events(client, game_id, "standin_started"))
+    assert _events(client, game_id, "standin_started") == [{"type": "standin_started", "seat": 0, "bot": "greedy",
+                                                            "missed": 1}]
+    wait_for(lambda: _told(app, DEE))
+    [notice] = _told(app, DEE)
+    assert "from now on a stand-in, the greedy bot, answers for you at each of your deadlines" in notice["text"]
+    assert notice["kind"] in ("standin", *DECISIONS)
+
+    wait_for(lambda: _table(app, game_id).decision_of(0) is not None and any(
+        m["since"] == _table(app, game_id).decision_of(0)["since"] for m in mails(app, DEE, DECISIONS)))
+    decided = [m for m in mails(app, DEE, DECISIONS) if m["since"] == _table(app, game_id).decision_of(0)["since"]]
+    assert "the stand-in (greedy bot) answers for you" in decided[-1]["text"]
+    assert "Palazzo plays for you" not in decided[-1]["text"]
+
+    sentences = client.get(f"/api/v1/games/{game_id}/events?limit=500").get_json()["events"]
+    assert any(e["event"]["type"] == "standin_started" for e in sentences)
+    answer(client, player(app, client, DEE), game_id)
+    assert _events(client, game_id, "standin_ended") == [{"type": "standin_ended", "seat": 0, "bot": "greedy"}]
+    seat = _table(app, game_id).meta["seats"][0]
+    assert seat["standin"] is None and seat["missed"] == 0 and seat["timed_out"] is None
+
+
+def test_the_seat_page_and_the_host_page_say_it_at_the_top(app, client):
+    """Without workers: the deadlines' moves played as the wake job plays them (`default_on`)."""
+    created = start(client, [{"name": "Ann"}, {"name": "Bea"}, {"name": "Cy"}], deadlines=HOURS, missed_turns=2)
+    game_id = created["game"]["id"]
+    store = app.extensions["palazzo.store"]
+    table = _table(app, game_id)
+    label = table.game.describe(table.game.default_move(table.state, 0))
+    playing.default_on(store, table, 0, force=True)
+    enter_seat(app, client, game_id, 0)
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    top = page.split('id="decision"')[0]
+    assert f"Your last decision (to keep professions) was played for you at the deadline: {label}." in top
+    assert "1 more missed in a row and the stand-in answers for you" in top
+    host = client.application.test_client()
+    enter_host(app, host, game_id)
+    host_top = host.get(f"/games/{game_id}/host").get_data(as_text=True).split('id="you-h"')[0]
+    assert "Ann let a decision run out (to keep professions" in host_top and label not in host_top
+
+    tokens = seat_tokens(created)
+    table = _table(app, game_id)
+    while table.decision_of(0) is None or table.decision_of(0)["kind"] == "keep_professions":
+        seat = next(d["seat"] for d in table.pending if d["seat"] != 0)  # the others play on to Ann's next one
+        assert client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[seat]),
+                           json={"move": table.game.legal_moves(table.state, seat)[0],
+                                 "version": table.version}).status_code == 200
+        table = _table(app, game_id)
+    playing.default_on(store, table, 0, force=True)
+    assert _table(app, game_id).meta["seats"][0]["standin"] == "greedy"
+    page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    top = page.split('id="decision"')[0]
+    assert "The stand-in (greedy) is answering for you since" in top and "your next move ends it" in top
+    assert "Ann (you) let 2 decisions in a row run out: from now on a stand-in, the greedy bot" in page  # the log
+    host_top = host.get(f"/games/{game_id}/host").get_data(as_text=True).split('id="you-h"')[0]
+    assert "the greedy stand-in answers for Ann at the deadlines since" in host_top
