@@ -85,6 +85,23 @@ def decision_at(kind: str, reminder: bool = False) -> render.Part:
                                 GAME.default_move(state, seat), reply_of(state, seat), reminder=reminder)
 
 
+def notice_at(started: bool = False, pending: bool = True, with_decision: bool = False) -> render.Part:
+    """What a deadline played for the seat whose bid is pending (`told`): the default, or the stand-in's
+    takeover (`started`); with or without his next decision in words, or beside its part."""
+    state, _ = play_until(waiting("bid"))
+    decision = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
+    seat = decision["seat"]
+    to = render.Recipient(f"p{seat}@example.org", NAMES[seat], seat, "Europe/Rome", 0)
+    timed_out = {"since": 2, "kind": "keep_professions", "version": 3, "at": "2025-12-02T09:00:00Z", "holder": 0,
+                 "by": "default"}
+    misses = {"missed": 3 if started else 1, "standin": "greedy" if started else None,
+              "standin_since": timed_out["at"] if started else None, "before_standin": 0 if started else 2,
+              "before_removal": 2 if started else None}
+    return render.notice_part(GAME.view(state, seat), timed_out, "Keep painter, sculptor, architect", misses, TABLE,
+                              to, {"seat": "https://palazzo.example/seat?t=s", **links(seat)}, NOW,
+                              decision if pending else None, with_decision)
+
+
 @dataclass(frozen=True)
 class Case:
     """A mail and what its reader must find in it: the reply commands of each decision it shows (as
@@ -135,6 +152,11 @@ def every_kind() -> dict[str, Case]:
     cases["welcome"] = _case(render.welcome(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW, NAMES[1],
                                             reply_of(state, seat)), reply=reply_of(state, seat), mail_links=links(seat))
     cases.update(talk_cases())
+    for name, notice in (("defaulted", notice_at()), ("standin", notice_at(started=True, pending=False))):
+        cases[name] = _case(render.merged([notice], "p@example.org", TABLE.domain))
+    bid = decision_at("bid")
+    cases["defaulted-with-decision"] = _case(render.merged([bid, notice_at(with_decision=True)], "p@example.org",
+                                                           TABLE.domain), [bid])
     state, _ = play_until(waiting("bid"))
     pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
     seat = pending["seat"]
@@ -186,11 +208,12 @@ CASES = every_kind()
 def test_every_mail_kind_is_covered():
     kinds = {case.mail.kind for case in CASES.values()}
     assert kinds >= {"your_turn", "your_bid", "choose", "reminder", "round_result", "game_over", "merged", "sign_in",
-                     "invitation", "host_link", "welcome", "seat_left", "talk", "digest", "reply_said"} | {
+                     "invitation", "host_link", "welcome", "seat_left", "talk", "digest", "reply_said", "defaulted",
+                     "standin"} | {
         f"reply_{outcome['kind']}" for outcome in OUTCOMES}
     assert all(case.replies for case in CASES.values() if case.mail.kind not in (
         "round_result", "game_over", "sign_in", "invitation", "host_link", "reply_closed", "seat_left", "talk", "digest",
-        "reply_said"))
+        "reply_said", "defaulted", "standin"))
 
 
 def test_message_text_is_text_in_every_mail_that_carries_it():

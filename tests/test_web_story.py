@@ -6,7 +6,7 @@ import pytest
 
 from service import games, playing
 from service.web import story
-from tests.conftest import bearer, new_game
+from tests.conftest import bearer, new_game, seat_tokens
 
 pytest.importorskip("engine.pof")
 
@@ -19,13 +19,18 @@ BOT_GAMES = [  # seats, bots, options: both biddings, with and without passing o
 
 
 def _hosted_games(app, client) -> list[str]:
-    """What only a deadline or the host raises: a timeout, a pause and its end, a player removed, his seat
-    handed to a bot (who then plays the game out), and, in a second game, a seat opened before the start, a new
-    title and a cancel."""
+    """What only a deadline or the host raises: a timeout (which, with `missed_turns` 1, puts the stand-in
+    in, until the player's own move), a pause and its end, a player removed, his seat handed to a bot (who
+    then plays the game out), and, in a second game, a seat opened before the start, a new title and a cancel."""
     store = app.extensions["palazzo.store"]
-    created = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"})
+    created = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"}, missed_turns=1)
     game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
     assert playing.default_on(store, games.load(store, game_id), 0, force=True)[1]
+    table = games.load(store, game_id)
+    assert table.decision_of(0) is not None, "the bots played on to P0's next decision"
+    moved = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(seat_tokens(created)[0]),
+                        json={"move": table.game.legal_moves(table.state, 0)[0], "version": table.version})
+    assert moved.status_code == 200, moved.get_json()
     assert client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 2}).status_code == 200
     assert client.post(f"/api/v1/games/{game_id}/resume", headers=host).status_code == 200
     assert client.post(f"/api/v1/games/{game_id}/seats/0/remove", headers=host,
