@@ -9,6 +9,8 @@ from datetime import timedelta
 import redis
 
 from service import games, playing, told
+from service.web.seat_link import seat_url
+from tests.browser import Served, screenshot
 from tests.conftest import bearer, jobs_idle, make_app, seat_tokens, wait_for
 from tests.mail_games import answer, mails, player, start
 from tests.web_client import enter_host, enter_seat
@@ -138,3 +140,24 @@ def test_the_seat_page_and_the_host_page_say_it_at_the_top(app, client):
     assert "Ann (you) let 2 decisions in a row run out: from now on a stand-in, the greedy bot" in page  # the log
     host_top = host.get(f"/games/{game_id}/host").get_data(as_text=True).split('id="you-h"')[0]
     assert "the greedy stand-in answers for Ann at the deadlines since" in host_top
+
+
+def test_the_seat_page_notice_as_chromium_shows_it(app, client, chromium):
+    """The stand-in's notice at the top of the seat page, without JavaScript; a screenshot for the artefacts."""
+    created = start(client, [{"name": "Ann"}, {"name": "Bea"}, {"name": "Cy"}], deadlines=HOURS, missed_turns=1)
+    game_id = created["game"]["id"]
+    table = _table(app, game_id)
+    label = table.game.describe(table.game.default_move(table.state, 0))
+    playing.default_on(app.extensions["palazzo.store"], table, 0, force=True)
+    with Served(app):
+        context = chromium.new_context(java_script_enabled=False, viewport={"width": 900, "height": 900})
+        page = context.new_page()
+        page.goto(seat_url(app.extensions["palazzo.links"], _table(app, game_id), 0))
+        page.locator("form[action='/seat'] button").click()
+        page.wait_for_url(f"**/games/{game_id}*")
+        notice = page.locator("#told").inner_text()
+        assert f"was played for you at the deadline: {label}." in notice
+        assert "The stand-in (greedy) is answering for you since" in notice and "your next move ends it" in notice
+        assert page.locator("#told").bounding_box()["y"] < page.locator("#decision").bounding_box()["y"]
+        screenshot(page, "seat-told", height=700)
+        context.close()

@@ -70,7 +70,9 @@ def still_due(store: Store, mail: Mail) -> str | None:
     a seat: the seat is still held by the same generation, at the same address, whose player still
     wants this kind of mail; a decision mail or reminder also needs the game running and the decision
     it was made for still pending; a message, that its player still takes the game's talk so (one by
-    one, or in a digest) and that the host has not hidden it. A mail of several parts (merged, a
+    one, or in a digest) and that the host has not hidden it. What a deadline played for the seat
+    (`render.NOTICE_KINDS`: defaulted, standin) needs only the same holder at the same address: it
+    stays true when he has moved since, and his answered decision's part leaves the mail without it. A mail of several parts (merged, a
     decision with messages, a digest) may leave while one of its parts may (`due_parts`).
 
     A decision whose game is paused is not mailed now, and its claim is let go, so that the resume
