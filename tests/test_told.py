@@ -4,11 +4,13 @@ his own view only), the stand-in's takeover is mailed to him and told to the tab
 then name the stand-in, and his own move ends it; his seat page and the host's page say so at the top."""
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import redis
 
-from service import games, playing, told
+from service import games, playing, tokens, told
+from service.store import email_key
 from service.web.seat_link import seat_url
 from tests.browser import Served, screenshot
 from tests.conftest import bearer, jobs_idle, make_app, seat_tokens, wait_for
@@ -81,7 +83,7 @@ def test_the_stand_in_is_mailed_told_to_the_table_named_in_decision_mails_and_en
     created = start(client, [{"name": "Dee", "email": DEE}, {"name": "Bo", "bot": "random"},
                              {"name": "Cy", "bot": "greedy"}], deadlines=HOURS, missed_turns=1)
     game_id = created["game"]["id"]
-    workers(1)
+    workers(1, PALAZZO_MAIL_MERGE_SECONDS="1")  # the notice and the decision wait as parts, then leave as one mail
     wait_for(lambda: mails(app, DEE, ("choose",)))
     moving_clock.advance(timedelta(hours=2))
     wait_for(lambda: _events(client, game_id, "standin_started"))
@@ -91,6 +93,9 @@ def test_the_stand_in_is_mailed_told_to_the_table_named_in_decision_mails_and_en
     [notice] = _told(app, DEE)
     assert "from now on a stand-in, the greedy bot, answers for you at each of your deadlines" in notice["text"]
     assert notice["kind"] in ("standin", *DECISIONS)
+    if notice["kind"] != "standin":  # her next decision came with it: one mail, the notice above the decision
+        assert notice["text"].index("time ran out") < notice["text"].index("Answer by")
+        assert [p["kind"] for p in notice["parts"]][1:] == ["standin"]
 
     wait_for(lambda: _table(app, game_id).decision_of(0) is not None and any(
         m["since"] == _table(app, game_id).decision_of(0)["since"] for m in mails(app, DEE, DECISIONS)))
@@ -104,6 +109,33 @@ def test_the_stand_in_is_mailed_told_to_the_table_named_in_decision_mails_and_en
     assert _events(client, game_id, "standin_ended") == [{"type": "standin_ended", "seat": 0, "bot": "greedy"}]
     seat = _table(app, game_id).meta["seats"][0]
     assert seat["standin"] is None and seat["missed"] == 0 and seat["timed_out"] is None
+
+
+def test_no_notice_or_decision_mail_leaves_after_he_moved_inside_the_merge_window(redis_url, moving_clock, workers):
+    """The notice waits beside Dee's next decision in the merge window; she moves meanwhile: when the
+    mail leaves, neither part is true any more (the stand-in has ended, the decision is answered), so
+    nothing of it leaves; her mails after that know nothing of it."""
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    created = start(client, [{"name": "Dee", "email": DEE}, {"name": "Bo", "bot": "random"},
+                             {"name": "Cy", "bot": "greedy"}], deadlines=HOURS, missed_turns=1)
+    game_id = created["game"]["id"]
+    workers(1, PALAZZO_MAIL_MERGE_SECONDS="3")
+    dee = player(app, client, DEE)
+    queues = redis.Redis.from_url(redis_url)
+    held = email_key(tokens.email_hash(DEE), "held")
+    wait_for(lambda: mails(app, DEE, ("choose",)))
+    missed = _table(app, game_id).decision_of(0)["since"]
+    moving_clock.advance(timedelta(hours=2))
+    wait_for(lambda: queues.llen(held) >= 2)  # her next decision's part and the notice, waiting together
+    waiting = [json.loads(entry)["part"] for entry in queues.lrange(held, 0, -1)]
+    answered = answer(client, dee, game_id)["since"]
+    assert [(p["kind"] in DECISIONS, p["since"]) for p in waiting] == [(True, answered), (False, missed)]
+    wait_for(lambda: not queues.exists(held, f"{held}:flush") and jobs_idle(queues))
+    assert _events(client, game_id, "standin_ended") and not _told(app, DEE)
+    stale = [m for m in mails(app, DEE) if m["since"] == answered or any(
+        p["kind"] in DECISIONS and p["since"] == answered for p in m["parts"])]
+    assert not stale, "no mail for the decision she answered inside the window"
 
 
 def test_the_seat_page_and_the_host_page_say_it_at_the_top(app, client):

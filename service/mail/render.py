@@ -530,7 +530,7 @@ def notice_mail(notices: list[Part], to: str, domain: str, talk: list[Part] = ()
                "talk": [p["facts"] for p in talk]}
     return Mail(to=to, subject=subject, text=_text("notice", context), html=_html("notice", context),
                 headers=headers.build(domain, last["game"], facts["unsubscribe"]), kind=last["kind"],
-                game=last["game"], seat=last["seat"], holder=last["holder"],
+                game=last["game"], seat=last["seat"], holder=last["holder"], since=last["since"],
                 parts=[*notices, *talk] if talk or len(notices) > 1 else [])
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import games, messages, preferences, tokens
+from service import games, messages, preferences, told, tokens
 from service.links import Links
 from service.mail import render
 from service.mail.message import Mail
@@ -70,9 +70,9 @@ def still_due(store: Store, mail: Mail) -> str | None:
     a seat: the seat is still held by the same generation, at the same address, whose player still
     wants this kind of mail; a decision mail or reminder also needs the game running and the decision
     it was made for still pending; a message, that its player still takes the game's talk so (one by
-    one, or in a digest) and that the host has not hidden it. What a deadline played for the seat
-    (`render.NOTICE_KINDS`: defaulted, standin) needs only the same holder at the same address: it
-    stays true when he has moved since, and his answered decision's part leaves the mail without it. A mail of several parts (merged, a
+    one, or in a digest) and that the host has not hidden it; what a deadline played for the seat
+    (`render.NOTICE_KINDS`: defaulted, standin), that he has not moved since (its timeout is still the
+    seat's last: his own move ends the stand-in and resets the count the notice tells). A mail of several parts (merged, a
     decision with messages, a digest) may leave while one of its parts may (`due_parts`).
 
     A decision whose game is paused is not mailed now, and its claim is let go, so that the resume
@@ -116,6 +116,10 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
         return f"seat {seat} of game {game_id} has another address now"
     if made["kind"] in render.TALK_KINDS:
         return _talk_due(store, to, made)
+    if made["kind"] in render.NOTICE_KINDS:
+        last = told.last_timeout(head, seat)
+        return None if last is not None and last.get("since") == since else \
+            f"seat {seat} of game {game_id} has moved since the deadline of its decision {since}"
     if made["kind"] not in DECISION_KINDS:
         return None
     decision = next((d for d in head.pending if d["seat"] == seat), None)
