@@ -8,7 +8,7 @@ vacation moves only the seat's (`shift_seat`); a newcomer gets the game's whole 
 """
 from __future__ import annotations
 
-from datetime import date as date_, datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -77,19 +77,19 @@ def quiet_end(moment: datetime, quiet: dict[str, str] | None) -> datetime:
         return moment
     zone = ZoneInfo(quiet["zone"])
     at = moment.astimezone(timezone.utc)
-    day = at.astimezone(zone).date()
-    for date in (day, day + timedelta(days=1), day + timedelta(days=2)):
+    first = at.astimezone(zone).date()
+    for day in (first, first + timedelta(days=1), first + timedelta(days=2)):
         for fold in (0, 1):
-            end = _shown(date, _clock(quiet["to"]), zone, fold)
+            end = _shown(day, _clock(quiet["to"]), zone, fold)
             if end > at:
                 return end
     raise ValueError(f"no end of the quiet hours {quiet} after {moment}")  # a day always shows `to`
 
 
-def _shown(date: date_, wall: time, zone: ZoneInfo, fold: int) -> datetime:
-    """The instant (UTC) at which the zone's clocks show `wall` on `date`: the earlier showing (fold 0)
+def _shown(day: date, wall: time, zone: ZoneInfo, fold: int) -> datetime:
+    """The instant (UTC) at which the zone's clocks show `wall` on `day`: the earlier showing (fold 0)
     or the later one (fold 1) of a time shown twice; for a time they skip, the instant they jump."""
-    local = datetime.combine(date, wall, zone).replace(fold=fold)
+    local = datetime.combine(day, wall, zone).replace(fold=fold)
     instant = local.astimezone(timezone.utc)
     target = local.replace(tzinfo=None, fold=0)
     if instant.astimezone(zone).replace(tzinfo=None) == target:
