@@ -116,6 +116,11 @@ class GameIn(Schema):
                        metadata={"description": "Timeouts in a row on real choices (counted as for `missed_turns`) "
                                                 "after which the player loses his seat: it is open for a substitute "
                                                 "and the stand-in plays it meanwhile. Null or left out: never."})
+    grace_hours = Int(load_default=None, allow_none=True, validate=validate.Range(min=1, max=72),
+                      metadata={"description": "Grace: on each seat's first timeout of a decision with a real "
+                                               "choice, the deadline moves this many hours later (once per seat) "
+                                               "instead of the default move, and the player is mailed. Null or "
+                                               "left out: no grace."})
     seed = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
     setup = GameDoc("setup", load_default=None, allow_none=True,
                     metadata={"description": "An explicit setup instead of one drawn from the seed."})
@@ -217,6 +222,8 @@ class GameOut(Schema):
     you = fields.Nested(YouOut)
     paused_until = fields.String(allow_none=True)
     pauses_left = Int()
+    grace_hours = Int(allow_none=True, metadata={"description": "The grace a seat gets once on a missed "
+                                                                "deadline, in hours; null: none."})
     public = fields.Boolean(metadata={"description": "Listed in the lobby while a seat is open."})
     start_when_full = fields.Boolean(metadata={"description": "Starts by itself when the last open seat is taken."})
     undelivered = fields.List(fields.Nested(UndeliveredOut), metadata={

@@ -3,6 +3,7 @@
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
   one-click answers, and a reminder when 80% of the time is used if the decision is still his;
 - everyone with an address gets the round's result when a round ends and the scores at the end;
+- grace, pause and resume mails (`workers.time_off`);
 - a player who has taken over a seat of a game under way (`joined`, set by `games.replace_seat`) gets
   a welcome mail with where the game stands, once per holder.
 Every mail is sent once: a Redis key per decision (for the seat's holder: a newcomer to a seat
@@ -26,7 +27,7 @@ from service.mail import render, seats
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
 from service.store import Store, email_key
-from workers import context
+from workers import context, time_off
 
 REMINDER_AT = 0.8  # of the time between the decision mail and the deadline
 CLAIM_TTL = 30 * 24 * 3600
@@ -132,7 +133,7 @@ def game(game_id: str) -> int:
         if due is not None:
             store.followups.queue.enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
                                              seat, decision["since"], to.holder)
-    sent += _to_everyone(store, table, frame)
+    sent += _to_everyone(store, table, frame) + time_off.mails(store, table, frame, now)
     return sent
 
 

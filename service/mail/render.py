@@ -15,7 +15,7 @@ plain text everywhere: escaped in HTML, never made a link.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, NotRequired, TypedDict
 
@@ -477,6 +477,49 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
         "decision": decision, "waiting": waiting, "reply": reply,
     }
     return _mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
+
+
+def grace(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+          now: datetime, hours: int, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
+    """To a player whose deadline passed and who got the game's one grace instead of the default move:
+    until when he has (in his zone), that it comes once, and what will be played then. Made for his
+    decision (`since`), so that it leaves only while the decision is still his."""
+    facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "hours": hours, "reply": reply}
+    decision = (pending["seat"], pending["since"]) if reply is not None and "since" in pending else None
+    mail = _mail("grace", f"Your deadline passed: you have until {facts['deadline']}, once", facts, table, to,
+                 links, reply=reply, decision=decision)
+    return replace(mail, since=pending.get("since"))
+
+
+def paused(table: Table, to: Recipient, links: MailLinks, now: datetime, until: datetime) -> Mail:
+    """To everyone at the table: the host paused the game, until when, and what that does to deadlines."""
+    facts = {**_frame(table, to, links), "until": phrases.clock(until, to.time_zone),
+             "relative": phrases.relative(until, now)}
+    return _mail("paused", f"The host paused the game until {facts['until']}", facts, table, to, links)
+
+
+def resumed(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, to: Recipient, links: MailLinks,
+            now: datetime, moved: int) -> Mail:
+    """To everyone at the table: the game goes on, every deadline moved later by `moved` seconds, and
+    his own decision (if one waits for him) with its deadline now."""
+    _check(view)
+    decision = None
+    if pending is not None and pending.get("deadline_at"):
+        due = deadlines.parse(pending["deadline_at"])
+        asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **pending}
+        decision = {"pending": phrases.pending(asked, view), "deadline": phrases.clock(due, to.time_zone),
+                    "relative": phrases.relative(due, now)}
+    facts = {**_frame(table, to, links), "moved": _span(moved), "decision": decision}
+    return _mail("resumed", "The game goes on", facts, table, to, links)
+
+
+def _span(seconds: int) -> str:
+    """"2 days 3 hours", "5 hours 10 minutes", "40 minutes": a pause's length, to the minute."""
+    minutes = max(0, round(seconds / 60))
+    days, hours, minutes = minutes // 1440, minutes // 60 % 24, minutes % 60
+    said = [_plural(count, unit, unit + "s") for count, unit in ((days, "day"), (hours, "hour"), (minutes, "minute"))
+            if count]
+    return " ".join(said[:2]) or "less than a minute"
 
 
 def seat_left(to: str, name: str, game_id: str, title: str, why: str, reason: str | None, watch_url: str,

@@ -19,7 +19,7 @@ from service.web import unsubscribe
 from service.web.oneclick import answer_links
 from service.web.seat_link import seat_url
 
-DECISION_KINDS = frozenset({"your_turn", "your_bid", "choose", "reminder"})  # true while the decision waits
+DECISION_KINDS = frozenset({"your_turn", "your_bid", "choose", "reminder", "grace"})  # true while the decision waits
 EVERYONE_KINDS = frozenset({"round_result", "game_over"})  # mail to the whole table: only for mail "all"
 
 
@@ -59,10 +59,10 @@ def claim(store: Store, game_id: str, what: str, ttl: int) -> bool:
     return store.claim(game_id, f"mailed:{what}", ttl)
 
 
-def decision_claim(seat: int, holder: int | None, since: int | None) -> str:
+def decision_claim(seat: int, holder: int | None, since: int | None, what: str = "decision") -> str:
     """What a decision mail claims: the seat's decision pending since `since`, for its holder then, so
-    that a newcomer to the seat gets the decision he takes over."""
-    return f"decision:{seat}:{holder}:{since}"
+    that a newcomer to the seat gets the decision he takes over (`what`: a mail about it, the grace)."""
+    return f"{what}:{seat}:{holder}:{since}"
 
 
 def still_due(store: Store, mail: Mail) -> str | None:
@@ -114,13 +114,16 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
         return f"seat {seat} of game {game_id} has another address now"
     if made["kind"] in render.TALK_KINDS:
         return _talk_due(store, to, made)
+    if made["kind"] == "paused" and head.status != games.PAUSED:
+        return f"game {game_id} is no longer paused"
     if made["kind"] not in DECISION_KINDS:
         return None
     decision = next((d for d in head.pending if d["seat"] == seat), None)
     if decision is None or (since is not None and decision["since"] != since):
         return f"the decision of seat {seat} in game {game_id} (since {since}) was answered"
     if head.status == games.PAUSED:
-        store.unclaim(game_id, f"mailed:{decision_claim(seat, made['holder'], since)}")
+        own = "grace" if made["kind"] == "grace" else "decision"  # a grace mail claims its own (`workers.time_off`)
+        store.unclaim(game_id, f"mailed:{decision_claim(seat, made['holder'], since, own)}")
         return f"game {game_id} is paused; its resume mails the decision again"
     if head.status != games.RUNNING:
         return f"game {game_id} is {head.status}"
