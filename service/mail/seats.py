@@ -37,9 +37,11 @@ def recipient(store: Store, table: games.Table, seat: int, everyone: bool = Fals
 
 
 def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
-    """The seat's page, its one-click answers and the unsubscribe link for its address."""
+    """The seat's page, its one-click answers and the unsubscribe link for its address: its one click
+    stops this game's mail (its page offers all mail too)."""
     found = answer_links(links, table, seat) if table.decision_of(seat) else {}
-    return {**found, "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]))}
+    email_hash = tokens.email_hash(table.meta["seats"][seat]["email"])
+    return {**found, "unsubscribe": unsubscribe.link(links, email_hash, game=table.id)}
 
 
 def talk_links(links: Links, table: games.Table, seat: int) -> render.MailLinks:
