@@ -121,3 +121,26 @@ def test_digest_mode_sends_one_mail_a_day_with_everything_due_and_nothing_stale(
     _settled(queued_app)
     assert len(mails(queued_app, ANN, ("digest",))) == 2, "nothing waits: no mail"
     assert not mails(queued_app, ANN, ("choose", "merged", "your_turn"))
+
+
+def test_a_deadline_moved_later_moves_its_reminder_steps(queued_app, workers, moving_clock):
+    """A pause of an hour moves the deadline an hour later: the 50% step comes half an hour later."""
+    client = queued_app.test_client()
+    created = _create(client, "Paused", 10 * HOUR)
+    workers(1)
+    ann = player(queued_app, client, ANN)
+    assert client.put("/api/v1/me/settings", headers=ann, json={"reminders": ["50%"]}).status_code == 200
+    _start(client, created)
+    game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    wait_for(lambda: mails(queued_app, ANN, ("choose",)))
+    begun = clock.now()
+    assert client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 1}).status_code == 200
+    moving_clock.to(begun + timedelta(hours=1, minutes=1))
+    wait_for(lambda: client.get(f"/api/v1/games/{game_id}").get_json()["status"] == "running")
+    moving_clock.to(begun + timedelta(hours=5, minutes=10))
+    _settled(queued_app)
+    assert not mails(queued_app, ANN, ("reminder",)), "its step moved with the deadline"
+    moving_clock.to(begun + timedelta(hours=5, minutes=32))
+    wait_for(lambda: len(mails(queued_app, ANN, ("reminder",))) == 1)
+    _settled(queued_app)
+    assert len(mails(queued_app, ANN, ("reminder",))) == 1

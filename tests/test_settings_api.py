@@ -60,3 +60,17 @@ def test_effective_settings_put_a_games_own_over_his_and_his_mail_none_over_all(
     assert preferences.effective(settings, "h")["mail"] == "none" and preferences.unsubscribed(settings) == ["h"]
     stopped = {**settings, "mail": "none", "games": {"g": {"mail": "all"}}}
     assert preferences.effective(stopped, "g")["mail"] == "none", "unsubscribed from everything holds everywhere"
+
+
+def test_a_change_of_quiet_hours_or_zone_reaches_every_seat_he_holds(app, client, player):
+    """Written against part A's service.time_off.apply_quiet, which copies them into each seat entry."""
+    game_id, headers = player
+    store = app.extensions["palazzo.store"]
+    changed = client.put("/api/v1/me/settings", headers=headers, json={"quiet": {"from": "23:00", "to": "07:00"}})
+    assert changed.status_code == 200
+    seat = games.load(store, game_id).meta["seats"][0]
+    assert seat["quiet"] == {"zone": "UTC", "from": "23:00", "to": "07:00"}
+    assert client.put("/api/v1/me/settings", headers=headers, json={"time_zone": "Europe/Rome"}).status_code == 200
+    assert games.load(store, game_id).meta["seats"][0]["quiet"]["zone"] == "Europe/Rome"
+    assert client.put("/api/v1/me/settings", headers=headers, json={"quiet": None}).status_code == 200
+    assert "quiet" not in games.load(store, game_id).meta["seats"][0]
