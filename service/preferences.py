@@ -137,7 +137,8 @@ def check(changes: dict[str, Any], held: set[str] | frozenset[str] = frozenset()
     overrides = changes.get("games", {})
     strangers = sorted(set(overrides) - set(held))
     if strangers:
-        raise Refused("not_a_seat", "games", f"you hold no seat at game {strangers[0]}, so its mail is not yours to set")
+        raise Refused("not_a_seat", "games",
+                      f"you hold no seat at game {strangers[0]}, so its mail is not yours to set")
     return {**changes, **({"games": {game_id: _check_game(game_id, override)
                                      for game_id, override in overrides.items()}} if "games" in changes else {})}
 

@@ -56,7 +56,7 @@ def test_a_reminder_schedule_sends_each_step_once_while_the_decision_is_his(queu
     begun = clock.now()  # a little after the decision mail: every step falls a little before begun + its hours
     for step, hours in enumerate((5, 8, 9), start=1):
         moving_clock.to(begun + timedelta(hours=hours, minutes=1))
-        wait_for(lambda: len(mails(queued_app, ANN, ("reminder",))) == step)
+        wait_for(lambda step=step: len(mails(queued_app, ANN, ("reminder",))) == step)
         _settled(queued_app)
         assert len(mails(queued_app, ANN, ("reminder",))) == step, f"step {step} is mailed once"
     moving_clock.to(begun + timedelta(hours=9, minutes=59))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from service import deadlines, games, messages, preferences, timers, tokens
+from service import deadlines, games, messages, preferences, timers
 from service.mail import phrases, render, seats
 from service.mail.settings import MailSettings
 from service.store import Store, email_key
@@ -57,7 +57,7 @@ def defer_round(store: Store, email_hash: str, game_id: str, finished: int) -> N
 
 def daily(email_hash: str) -> int:
     """Mail the address its digest; returns how many parts it held (0: no mail)."""
-    from workers import notify, talk  # both mail through here; this module is imported by them
+    from workers import notify, talk  # noqa: I001 (both import this module: imported when first needed)
     store = context.store()
     wanted = preferences.read(store, email_hash)
     chosen = preferences.talk_choices(store, email_hash)

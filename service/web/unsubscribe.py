@@ -29,7 +29,8 @@ TALK_WORDS = {"each": "one mail per message", "digest": "one mail a day with the
 def link(links: Links, email_hash: str, games: list[str] | None = None, game: str | None = None) -> str:
     """The address's unsubscribe link: from all mail, from one `game`'s mail, or (`games`) from those
     games' table talk."""
-    payload: dict[str, Any] = {"e": email_hash, **({"g": list(games)} if games else {}), **({"d": game} if game else {})}
+    payload: dict[str, Any] = {"e": email_hash, **({"g": list(games)} if games else {}),
+                               **({"d": game} if game else {})}
     return links.url("/unsubscribe", t=links.sign(PURPOSE, payload))
 
 
