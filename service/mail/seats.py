@@ -24,21 +24,24 @@ EVERYONE_KINDS = frozenset({"round_result", "game_over"})  # mail to the whole t
 
 
 def recipient(store: Store, table: games.Table, seat: int, everyone: bool = False) -> render.Recipient | None:
-    """The seat's player, if he has an address and wants this mail (`everyone`: a mail to the whole
-    table, which a player who chose only his decisions does not get), in his time zone."""
+    """The seat's player, if he has an address and wants this mail of this game (his settings for it,
+    `preferences.effective`; `everyone`: a mail to the whole table, which a player who chose only his
+    decisions does not get), in his time zone."""
     entry = table.meta["seats"][seat]
     if not entry.get("email") or entry.get("bot"):
         return None
-    wanted = preferences.read(store, tokens.email_hash(entry["email"]))
+    wanted = preferences.effective(preferences.read(store, tokens.email_hash(entry["email"])), table.id)
     if _unwanted(wanted, everyone):
         return None
     return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"], table.holder(seat))
 
 
 def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
-    """The seat's page, its one-click answers and the unsubscribe link for its address."""
+    """The seat's page, its one-click answers and the unsubscribe link for its address: its one click
+    stops this game's mail (its page offers all mail too)."""
     found = answer_links(links, table, seat) if table.decision_of(seat) else {}
-    return {**found, "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]))}
+    email_hash = tokens.email_hash(table.meta["seats"][seat]["email"])
+    return {**found, "unsubscribe": unsubscribe.link(links, email_hash, game=table.id)}
 
 
 def talk_links(links: Links, table: games.Table, seat: int) -> render.MailLinks:
@@ -102,6 +105,7 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
     """Why a mail to `to` made for `made` (kind, game, seat, holder, since) is no longer true, or None.
     A mail from before holders and decisions were named (None) is checked without them."""
     game_id, seat, since = made["game"], made["seat"], made["since"]
+    wanted = preferences.effective(wanted, game_id)
     if _unwanted(wanted, made["kind"] in EVERYONE_KINDS):
         return f"its player does not take {made['kind']} mail (mail: {wanted['mail']})"
     head = games.heads(store, [game_id]).get(game_id)
