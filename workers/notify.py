@@ -1,7 +1,7 @@
 """Who gets which mail, and when: one job per public commit looks at the game as it is now.
 
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
-  one-click answers, and a reminder when 80% of the time is used if the decision is still his;
+  one-click answers, what happened since his last decision (`service.mail.recap`) and his principality, and a reminder when 80% of the time is used if the decision is still his;
 - everyone with an address gets the round's result when a round ends and the scores at the end;
 - a player who has taken over a seat of a game under way (`joined`, set by `games.replace_seat`) gets
   a welcome mail with where the game stands, once per holder.
@@ -22,7 +22,7 @@ from datetime import timedelta
 
 from service import deadlines, games, tokens
 from service.inbound import address
-from service.mail import render, seats
+from service.mail import recap, render, seats
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
 from service.store import Store, email_key
@@ -126,7 +126,8 @@ def game(game_id: str) -> int:
         view = table.game.view(table.state, seat)
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
         part = render.decision_part(view, decision, frame, to, _links(table, seat), now,
-                                    table.game.default_move(table.state, seat), _reply(table, seat))
+                                    table.game.default_move(table.state, seat), _reply(table, seat),
+                                    recap=recap.of(store, table, seat))
         _send_decision(store, part, to.email, due)
         sent += 1
         if due is not None:
@@ -189,5 +190,6 @@ def reminder(game_id: str, seat: int, since: int, holder: int = 0) -> bool:
     frame = seats.frame(table, MailSettings.from_env().domain)
     view = table.game.view(table.state, seat)
     _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
-                                 deadlines.now(), table.game.default_move(table.state, seat), _reply(table, seat)))
+                                 deadlines.now(), table.game.default_move(table.state, seat), _reply(table, seat),
+                                 recap=recap.of(store, table, seat, recap.REMINDER_LINES)))
     return True
