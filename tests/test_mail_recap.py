@@ -12,11 +12,14 @@ import random
 import re
 from html.parser import HTMLParser
 
+from rq import Queue
+
 from engine.bots import choose_move
 from engine.core import redact
 from engine.pof import GAME
 from engine.pof.writing import marks
 from service import games, playing
+from service.followups import QUEUE
 from service.mail import recap, render, seats, yard_table
 from service.mail.settings import MailSettings
 from service.problems import Problem
@@ -111,6 +114,10 @@ def test_workers_mail_the_recap_and_the_seat_link_of_a_rounds_result(redis_url, 
             "- Round 1 begins; Ann (you) chooses first.\n") in turn["text"]
     assert '<table class="principality"' in turn["html"] and "Round 1 begins; Ann (you) chooses first." in turn["html"]
     store = app.extensions["palazzo.store"]
+    since = games.load(store, game_id).decision_of(0)["since"]
+    Queue(QUEUE, connection=store.redis).enqueue("workers.notify.reminder", game_id, 0, since, 0)
+    wait_for(lambda: mails(app, ANN, ("reminder",)))
+    assert "Since your last decision:\n- Bea kept three professions.\n" in mails(app, ANN, ("reminder",))[0]["text"]
     while (table := games.load(store, game_id)).state["round"] == 1:
         _answer(client, headers[table.pending[0]["seat"]], game_id)
     wait_for(lambda: mails(app, ANN, ("round_result",)))
