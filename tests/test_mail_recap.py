@@ -30,7 +30,7 @@ from tests.conftest import bearer, make_app, new_game, seat_tokens, wait_for
 from tests.mail_games import mails, player, start
 from tests.test_mail_html import TEMPLATE_TEXT, Shape
 from tests.test_mail_render import DEADLINE, NAMES, NOW, TABLE, links
-from tests.web_leaks import POF, exposed, full_view
+from tests.web_leaks import POF, exposed, full_view, told_sums
 
 ANN = "ann@example.org"
 
@@ -316,8 +316,5 @@ def test_no_recap_shows_another_seats_private_part_in_random_games(app, client):
 
 
 def _shown(text: str, view: dict, reader: int, feed: list[dict]) -> list:
-    """The other seats' secrets the text shows (`web_leaks.exposed`), but for a sum of florins the whole
-    table was told (a payout's split is public: it may equal a seat's cash when he had none before)."""
-    told = {entry["event"]["florins"] for entry in feed if entry["event"]["type"] == "payout_split"}
-    return [(seat, secret) for seat, secret in exposed(text, view, reader)
-            if not (secret[0] == "florins" and secret[1] in told)]
+    """The other seats' secrets the text shows, but for the sums the public feed told everyone."""
+    return exposed(text, view, reader, told_sums(feed))
