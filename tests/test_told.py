@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import redis
 
-from service import games, playing, tokens, told
+from service import clock, games, playing, timers, tokens, told
 from service.store import email_key
 from service.web.seat_link import seat_url
 from tests.browser import Served, screenshot
@@ -136,6 +136,35 @@ def test_no_notice_or_decision_mail_leaves_after_he_moved_inside_the_merge_windo
     stale = [m for m in mails(app, DEE) if m["since"] == answered or any(
         p["kind"] in DECISIONS and p["since"] == answered for p in m["parts"])]
     assert not stale, "no mail for the decision she answered inside the window"
+
+
+def test_a_player_who_takes_a_daily_digest_reads_it_there_once(redis_url, moving_clock, workers):
+    """Ann's rhythm is the digest: what the deadline played waits for her digest, beside her decision."""
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0)
+    client = app.test_client()
+    created = start(client, [{"name": "Ann", "email": ANN}, {"name": "Bo", "bot": "random"},
+                             {"name": "Cy", "bot": "greedy"}], deadlines=HOURS)
+    workers(1)
+    ann = player(app, client, ANN)
+    chosen = client.put("/api/v1/me/settings", headers=ann, json={"rhythm": "digest", "digest_hour": 9})
+    assert chosen.status_code == 200, chosen.get_json()
+    moving_clock.advance(timedelta(hours=2))
+    wait_for(lambda: _table(app, created["game"]["id"]).meta["seats"][0].get("timed_out"))
+    store, ann_hash = app.extensions["palazzo.store"], tokens.email_hash(ANN)
+    wait_for(lambda: timers.pending_at(store, "workers.digest.daily", ann_hash, job_id=f"pz-digest-{ann_hash}"))
+    _settled(redis_url)
+    assert not _told(app, ANN), "nothing at once"
+    due = timers.pending_at(store, "workers.digest.daily", ann_hash, job_id=f"pz-digest-{ann_hash}")
+    moving_clock.advance(due - clock.time() + 60)
+    wait_for(lambda: mails(app, ANN, ("digest",)))
+    [digest] = _told(app, ANN)
+    assert digest["kind"] == "digest" and "so Palazzo played the default for you: Keep" in digest["text"]
+    assert "1 decision played for you" in digest["subject"]
+    assert digest["text"].index("time ran out") < digest["text"].index("Answer by"), "above her decision"
+    moving_clock.advance(timedelta(days=1))
+    wait_for(lambda: len(mails(app, ANN, ("digest",))) == 2)
+    again = [m for m in mails(app, ANN) if "your decision to keep professions" in m["text"]]
+    assert again == [digest], "told once (the next digest tells only a later deadline's move)"
 
 
 def test_the_seat_page_and_the_host_page_say_it_at_the_top(app, client):

@@ -15,9 +15,9 @@ plain text everywhere: escaped in HTML, never made a link.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
@@ -25,8 +25,11 @@ from engine import get_game
 from engine.core import Move, word
 from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, titles
-from service.mail import headers, phrases
+from service.mail import headers, phrases, yard_table
 from service.mail.message import Mail
+
+if TYPE_CHECKING:
+    from service.mail.recap import Recap
 
 GAME = "princes-of-florence"
 CHOOSE_KINDS = ("keep_professions", "choose_card", "place_landscape", "use_enticement", "split_payout")
@@ -112,6 +115,7 @@ class Part(TypedDict):
 
 TALK_KINDS = frozenset({"talk", "talk_digest"})  # a message mailed by itself (or merged), in a digest
 NOTICE_KINDS = frozenset({"defaulted", "standin"})  # what a deadline played for a seat; the stand-in taking over
+DIGEST_DECISIONS = frozenset({"your_turn", "your_bid", "choose"})  # a decision as the daily digest lists it
 
 
 @dataclass(frozen=True)
@@ -151,10 +155,12 @@ def decision_kind(kind: str) -> str:
 
 
 def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-             now: datetime, default_move: Move | None = None, reply: Reply | None = None,
-             stand_in: str | None = None) -> Mail:
-    """The decision mail's facts again, headed as a reminder, with the time left as of `now`."""
-    part = decision_part(view, pending, table, to, links, now, default_move, reply, reminder=True, stand_in=stand_in)
+             now: datetime, default_move: Move | None = None, reply: Reply | None = None, *,
+             recap: Recap | None = None, stand_in: str | None = None) -> Mail:
+    """The decision mail's facts again, headed as a reminder, with the time left as of `now` (and,
+    with `recap`, a short one: what happened since; with `stand_in`, that the stand-in answers)."""
+    part = decision_part(view, pending, table, to, links, now, default_move, reply, reminder=True, recap=recap,
+                         stand_in=stand_in)
     return part_mail(part, to.email, table.domain)
 
 
@@ -162,6 +168,18 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
                  finished: int | None = None) -> Mail:
     """What the public view shows of a finished round (by default the one before the view's): the works
     published, the best-work bonus, the standings and what comes next."""
+    facts = _round_facts(view, table, to, links, finished)
+    return _mail("round_result", f"Round {facts['finished']} is over", facts, table, to, links)
+
+
+def round_part(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks, finished: int) -> Part:
+    """A finished round as a daily digest lists it (`digest`), with the facts of its own mail."""
+    return {"kind": "round_result", "game": table.game_id, "seat": to.seat, "holder": to.holder, "since": None,
+            "summary": f"Round {finished} is over", "facts": _round_facts(view, table, to, links, finished)}
+
+
+def _round_facts(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+                 finished: int | None) -> dict[str, Any]:
     _check(view)
     if finished is None:
         finished = view["round"] if view["phase"] == "over" else view["round"] - 1
@@ -172,7 +190,7 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
                    key=lambda work: -work["value"])
     best = works[0]["value"] if works else None
     best_names = {w["name"] for w in works if w["value"] == best}
-    facts = {
+    return {
         **_frame(table, to, links),
         "finished": finished,
         "rounds": ROUNDS,
@@ -187,7 +205,6 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
         "start_player": table.names[view["start_player"]],
         "min_work_value": view["min_work_value"],
     }
-    return _mail("round_result", f"Round {finished} is over", facts, table, to, links)
 
 
 def game_over(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
@@ -298,13 +315,14 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 
 def decision_part(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
                   now: datetime, default_move: Move | None = None, reply: Reply | None = None,
-                  reminder: bool = False, stand_in: str | None = None) -> Part:
+                  reminder: bool = False, recap: Recap | None = None, stand_in: str | None = None) -> Part:
     """A seat's decision as a mail shows it, alone (`part_mail`) or among others (`merged`); a
-    reminder shows the same facts under its own heading. With `stand_in`, the bot that answers at
-    the deadline instead of `default_move` (`playing.default_on`)."""
+    reminder shows the same facts under its own heading. `recap` (`service.mail.recap.of`, made from
+    the seat's redacted feed by the caller) tells what happened since the seat's last decision. With
+    `stand_in`, the bot that answers at the deadline instead of `default_move` (`playing.default_on`)."""
     kind = decision_kind(pending["kind"])
     facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "reply": reply,
-             "mail": kind, "reminder": reminder, "standin": stand_in}
+             "mail": kind, "reminder": reminder, "recap": recap, "standin": stand_in}
     summary = _SUMMARIES[kind](facts)
     return {"kind": "reminder" if reminder else kind, "game": table.game_id, "seat": pending["seat"],
             "holder": to.holder, "since": pending.get("since"),
@@ -367,19 +385,33 @@ def talk_mail(talk: list[Part], to: str, domain: str) -> Mail:
 
 
 def digest(parts: list[Part], to: str, domain: str) -> Mail | None:
-    """A day's messages of the games whose talk a player takes as a digest, as one mail: each game's
-    messages under its own heading with its seat link, in the game's thread when there is one game."""
+    """A player's daily mail: per game, the decision waiting for him (with its one-click answers), the
+    rounds finished since the last one, and the messages of its table since then, each game under its
+    own heading with its seat link, in the game's thread when there is one game. No parts, no mail."""
     if not parts:
         return None
     by_game: dict[str, list[Part]] = {}
     for part in parts:
         by_game.setdefault(part["game"], []).append(part)
-    subject = f"Table talk of the day: {_plural(len(parts), 'message', 'messages')} · Palazzo"
+    talk = [part for part in parts if part["kind"] in TALK_KINDS]
+    decisions = [part for part in parts if part["kind"] in DIGEST_DECISIONS]
+    said = [_plural(len(decisions), "game waits", "games wait") + " for you"] if decisions else []
+    said += [_plural(len(talk), "message", "messages")] if talk else []
+    notices = [part for part in parts if part["kind"] in NOTICE_KINDS]
+    said += [_plural(len(notices), "decision", "decisions") + " played for you"] if notices else []
+    rounds = len(parts) - len(talk) - len(decisions) - len(notices)
+    said += [_plural(rounds, "round", "rounds") + " over"] if rounds else []
+    subject = f"Your day at Palazzo: {', '.join(said)}"
     unsubscribe = parts[0]["facts"]["unsubscribe"]
     context = {"subject": subject, "name": parts[0]["facts"]["name"], "one_click": [], "seat_url": None,
                "unsubscribe": unsubscribe,
-               "games": [{"game_name": listed[0]["facts"]["game_name"], "seat_url": listed[0]["facts"]["seat_url"],
-                          "talk": [p["facts"] for p in listed]} for game_id, listed in by_game.items()]}
+               "games": [{"game_name": _title_of(listed[0]), "seat_url": listed[0]["facts"]["seat_url"],
+                          "decisions": [{"subject": p["summary"], "facts": p["facts"]} for p in listed
+                                        if p["kind"] in DIGEST_DECISIONS],
+                          "rounds": [p["facts"] for p in listed if p["kind"] == "round_result"],
+                          "talk": [p["facts"] for p in listed if p["kind"] in TALK_KINDS],
+                          "notices": [p["facts"] for p in listed if p["kind"] in NOTICE_KINDS]}
+                         for listed in by_game.values()]}
     only = next(iter(by_game)) if len(by_game) == 1 else None
     return Mail(to=to, subject=subject, text=_text("digest", context), html=_html("digest", context),
                 headers=headers.build(domain, only, unsubscribe), kind="digest", game=only, parts=list(parts))
@@ -414,6 +446,7 @@ def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table,
         "relative": phrases.relative(due, now),
         "default": get_game(GAME).describe(default_move) if default_move else None,
         "lot": _lot(view, table, to.seat) if asked["kind"] == "bid" else None,
+        "yard": yard_table.grid(me, "Your principality"),
     }
 
 
@@ -483,7 +516,7 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
         "hand": phrases.names(private.get("hand", [])), "bonus_cards": len(private.get("bonus_cards", [])),
         "standings": [{"name": table.names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == to.seat}
                       for p in sorted(view["players"], key=lambda p: -p["prestige"])],
-        "decision": decision, "waiting": waiting, "reply": reply,
+        "decision": decision, "waiting": waiting, "reply": reply, "yard": yard_table.grid(me, "Your principality"),
     }
     return _mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
 
@@ -532,6 +565,49 @@ def notice_mail(notices: list[Part], to: str, domain: str, talk: list[Part] = ()
                 headers=headers.build(domain, last["game"], facts["unsubscribe"]), kind=last["kind"],
                 game=last["game"], seat=last["seat"], holder=last["holder"], since=last["since"],
                 parts=[*notices, *talk] if talk or len(notices) > 1 else [])
+
+
+def grace(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+          now: datetime, hours: int, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
+    """To a player whose deadline passed and who got the game's one grace instead of the default move:
+    until when he has (in his zone), that it comes once, and what will be played then. Made for his
+    decision (`since`), so that it leaves only while the decision is still his."""
+    facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "hours": hours, "reply": reply}
+    decision = (pending["seat"], pending["since"]) if reply is not None and "since" in pending else None
+    mail = _mail("grace", f"Your deadline passed: you have until {facts['deadline']}, once", facts, table, to,
+                 links, reply=reply, decision=decision)
+    return replace(mail, since=pending.get("since"))
+
+
+def paused(table: Table, to: Recipient, links: MailLinks, now: datetime, until: datetime) -> Mail:
+    """To everyone at the table: the host paused the game, until when, and what that does to deadlines."""
+    facts = {**_frame(table, to, links), "until": phrases.clock(until, to.time_zone),
+             "relative": phrases.relative(until, now)}
+    return _mail("paused", f"The host paused the game until {facts['until']}", facts, table, to, links)
+
+
+def resumed(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, to: Recipient, links: MailLinks,
+            now: datetime, moved: int) -> Mail:
+    """To everyone at the table: the game goes on, every deadline moved later by `moved` seconds, and
+    his own decision (if one waits for him) with its deadline now."""
+    _check(view)
+    decision = None
+    if pending is not None and pending.get("deadline_at"):
+        due = deadlines.parse(pending["deadline_at"])
+        asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **pending}
+        decision = {"pending": phrases.pending(asked, view), "deadline": phrases.clock(due, to.time_zone),
+                    "relative": phrases.relative(due, now)}
+    facts = {**_frame(table, to, links), "moved": _span(moved), "decision": decision}
+    return _mail("resumed", "The game goes on", facts, table, to, links)
+
+
+def _span(seconds: int) -> str:
+    """"2 days 3 hours", "5 hours 10 minutes", "40 minutes": a pause's length, to the minute."""
+    minutes = max(0, round(seconds / 60))
+    days, hours, minutes = minutes // 1440, minutes // 60 % 24, minutes % 60
+    said = [_plural(count, unit, unit + "s") for count, unit in ((days, "day"), (hours, "hour"), (minutes, "minute"))
+            if count]
+    return " ".join(said[:2]) or "less than a minute"
 
 
 def seat_left(to: str, name: str, game_id: str, title: str, why: str, reason: str | None, watch_url: str,
