@@ -76,8 +76,9 @@ def still_due(store: Store, mail: Mail) -> str | None:
     it was made for still pending; a message, that its player still takes the game's talk so (one by
     one, or in a digest) and that the host has not hidden it; what a deadline played for the seat
     (`render.NOTICE_KINDS`: defaulted, standin), that he has not moved since (its timeout is still the
-    seat's last: his own move ends the stand-in and resets the count the notice tells). A mail of several parts (merged, a
-    decision with messages, a digest) may leave while one of its parts may (`due_parts`).
+    seat's last: his own move ends the stand-in and resets the count the notice tells). A mail of
+    several parts (merged, a decision with messages, a digest) may leave while one of its parts may
+    (`due_parts`).
 
     A decision whose game is paused is not mailed now, and its claim is let go, so that the resume
     (which moves every deadline) mails it again with its new deadline."""
