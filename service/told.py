@@ -15,10 +15,11 @@ from typing import Any
 
 from service import deadlines
 from service.games import MISSED_TURNS, Seated, Table, holder_of
-from service.store import Store
+from service.store import Store, game_key, loads
 
 DEFAULT = "default"  # `timed_out.by` when the engine's default move answered, not a stand-in
 STARTED, ENDED = "standin_started", "standin_ended"
+LOOK_BACK = 200  # log entries read from its end for a move's label before the whole log is read
 
 
 def record(table: Table, seat: int, bot: str | None, now: datetime) -> dict[str, Any]:
@@ -53,11 +54,13 @@ def last_timeout(game: Seated, seat: int) -> dict[str, Any] | None:
 def label(store: Store, table: Table, seat: int, timed_out: dict[str, Any]) -> str | None:
     """The label of the move the deadline played for the seat, in the game's words, from the log: for
     the seat's own mail and page only. None when the log no longer has it."""
-    for entry in reversed(store.log(table.id)):
-        if entry.get("version") == timed_out["version"] and entry.get("seat") == seat:
-            return table.game.describe(entry["move"])
-        if (entry.get("version") or 0) and entry["version"] < timed_out["version"]:
-            break
+    recent = [loads(raw) for raw in store.redis.lrange(game_key(table.id, "log"), -LOOK_BACK, -1)]
+    for entries in (recent, store.log(table.id)):  # the log's tail first; all of it (or its archive) if need be
+        for entry in reversed(entries):
+            if entry.get("version") == timed_out["version"] and entry.get("seat") == seat:
+                return table.game.describe(entry["move"])
+            if (entry.get("version") or 0) and entry["version"] < timed_out["version"]:
+                return None
     return None
 
 
