@@ -1,7 +1,8 @@
 """Who gets which mail, and when: one job per public commit looks at the game as it is now.
 
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
-  one-click answers, and a reminder when 80% of the time is used if the decision is still his;
+  one-click answers, and a reminder when 80% of the time is used if the decision is still his; while
+  its player is away (`service.vacation`) the mail waits for the commit that ends his vacation;
 - everyone with an address gets the round's result when a round ends and the scores at the end;
 - a player who has taken over a seat of a game under way (`joined`, set by `games.replace_seat`) gets
   a welcome mail with where the game stands, once per holder.
@@ -20,7 +21,7 @@ import json
 import os
 from datetime import timedelta
 
-from service import deadlines, games, tokens
+from service import deadlines, games, tokens, vacation
 from service.inbound import address
 from service.mail import render, seats
 from service.mail.message import Mail
@@ -120,7 +121,7 @@ def game(game_id: str) -> int:
     sent = _welcome(store, table, frame, now)
     for decision in table.pending if table.status == games.RUNNING else []:
         seat = decision["seat"]
-        to = seats.recipient(store, table, seat)
+        to = None if vacation.away_until(table.meta["seats"][seat], now) else seats.recipient(store, table, seat)
         if to is None or not _claim(store, game_id, seats.decision_claim(seat, to.holder, decision["since"])):
             continue
         view = table.game.view(table.state, seat)

@@ -20,7 +20,8 @@ from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
-from service.web import access, decision_forms, form_errors, forms, placing, session, story, tableau, talk
+from service.web import (access, decision_forms, form_errors, forms, placing, session, story, tableau, talk,
+                         vacation_panel)
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -62,6 +63,7 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None,
         "seat": seat, "game": table.game, "problem": problem, "flash": session.take_flash(),
         "host": access.is_host(visitor, table), "play_url": url_for("seat_page.play", game_id=table.id),
         "talk": talk.panel(table, messages.Reader(seat), url_for("talk_page.write", game_id=table.id), *talk_draft),
+        "vacation": vacation_panel.panel(table, seat, tableau.time_zone(web_store(), table, seat)),
     }
     if table.meta["game"] != GAME:
         moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []

@@ -8,8 +8,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from service.web.words import deck_card, listing, name, names
 from engine.pof.view import squares_name
+from service import deadlines
+from service.mail.phrases import clock
+from service.web.words import deck_card, listing, name, names
 
 log = logging.getLogger(__name__)
 Event = dict[str, Any]
@@ -43,6 +45,16 @@ def _left(e: Event) -> str:
     return f"{why}. A stand-in plays seat {e['seat'] + 1} until someone takes it over."
 
 
+def _away(e: Event, who: Callable[[int], str]) -> str:
+    until = clock(deadlines.parse(e["until"]), "UTC")
+    return f"{who(e['seat'])} is away until {until}: only that seat's deadlines stand still meanwhile."
+
+
+def _back(e: Event, who: Callable[[int], str]) -> str:
+    hours = e["hours"]
+    return f"{who(e['seat'])} is back, after {hours} hour{'' if hours == 1 else 's'} of vacation."
+
+
 def _best(e: Event, who: Callable[[int], str]) -> str:
     return (f"Best work of round {e['round']} ({e['value']}): {listing([who(s) for s in e['seats']])} "
             f"{'gain' if len(e['seats']) > 1 else 'gains'} {e['points']} PP.")
@@ -64,6 +76,8 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
                                      else f"{e['name']} now plays seat {e['seat'] + 1}."),
     "seat_opened": lambda e, who: f"Seat {e['seat'] + 1} is open.",
     "seat_left": lambda e, who: _left(e),
+    "vacation_started": _away,
+    "vacation_ended": _back,
     "timeout": lambda e, who: f"Time ran out for {who(e['seat'])} ({name(e['kind'])}); the default was played.",
     "professions_kept": _kept,
     "round_started": lambda e, who: f"Round {e['round']} begins; {who(e['start_player'])} chooses first.",
