@@ -150,7 +150,7 @@ class SeatLeftOut(Schema):
 
 @always_present()
 class AwayOut(Schema):
-    start = fields.String(data_key="from", metadata={"description": "When he went away, UTC ISO time."})
+    start = fields.String(attribute="from", data_key="from", metadata={"description": "When he went away, UTC ISO time."})
     until = fields.String(metadata={"description": "When he is due back, UTC ISO time; his deadlines stand still "
                                                    "until then."})
 
@@ -159,7 +159,7 @@ class AwayOut(Schema):
 class VacationUseOut(Schema):
     seat = Int(metadata={"description": SEAT_NUMBER})
     holder = Int(metadata={"description": "The seat's holder generation then (0: its first player)."})
-    start = fields.String(data_key="from", metadata={"description": "When it began, UTC ISO time."})
+    start = fields.String(attribute="from", data_key="from", metadata={"description": "When it began, UTC ISO time."})
     until = fields.String(metadata={"description": "When it was to end, UTC ISO time."})
     asked = Int(metadata={"description": "Hours asked for (and charged to the bank at the start)."})
     hours = Int(allow_none=True, metadata={"description": "Hours it took, rounded up; null while it lasts."})

@@ -88,12 +88,12 @@ def start(store: Store, table: games.Table, seat: int, hours: Any = None, days: 
         if table.status != games.RUNNING:
             raise games.refused(Committed("status", table.version, table.status))
         entry = _held(table, seat)
-        asked = asked_hours(hours, days, hours_left(table.meta, seat))
         now = deadlines.now()
         if entry.get("away"):
             until = away_until(entry, now)
             raise Problem("away_already", "you are away already" + (
                 f", until {deadlines.stamp(until)}" if until else "") + ": come back first to take other time off")
+        asked = asked_hours(hours, days, hours_left(table.meta, seat))
         begun, until = deadlines.stamp(now), deadlines.stamp(now + timedelta(hours=asked))
         seats = list(table.meta["seats"])
         seats[seat] = {**entry, "away": {"from": begun, "until": until},
@@ -138,12 +138,12 @@ def end(store: Store, table: games.Table, seat: int, how: str = BACK) -> tuple[g
 def ended(table: games.Table, seat: int, how: str, now: datetime
           ) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
     """The game's meta and pending decisions once the seat's vacation ends at `now`, and the feed event
-    that says so: the time spent, rounded up to whole hours (at most the time asked); the rest back in
-    the bank and taken off his deadlines."""
+    that says so: the time spent, rounded up to whole hours (so at least one, at most the time asked);
+    the rest back in the bank and taken off his deadlines."""
     entry = table.meta["seats"][seat]
     begun, until = deadlines.parse(entry["away"]["from"]), deadlines.parse(entry["away"]["until"])
     asked = round((until - begun).total_seconds() / HOUR)
-    spent = min(asked, max(0, math.ceil((now - begun).total_seconds() / HOUR - 1e-9)))
+    spent = min(asked, max(1, math.ceil((now - begun).total_seconds() / HOUR - 1e-9)))
     unused = asked - spent
     seats = list(table.meta["seats"])
     seats[seat] = {**{k: v for k, v in entry.items() if k != "away"},

@@ -441,7 +441,7 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
     facts = {
         **_frame(table, to, links),
         "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [], "unsaid": [],
-                    **outcome},
+                    "vacation": None, **outcome},
         "situation": situation,
         "round": view["round"],
         "cash": phrases.florins(me["private"]["cash"]),

@@ -67,8 +67,11 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None,
     }
     if table.meta["game"] != GAME:
         moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []
+        zone = tableau.time_zone(web_store(), table, seat)
         brief = {"game_id": table.id, "title": games.title_of(table), "version": table.version, "status": table.status,
-                 "log_total": web_store().feed_length(table.id)}
+                 "log_total": web_store().feed_length(table.id),
+                 "away": [{"seat": number, "name": games.seat_name(entry, number), "me": number == seat, "until": until}
+                          for number, entry in enumerate(table.meta["seats"]) if (until := tableau.away(entry, zone))]}
         return render("seat_generic.html", status, table=brief, view=view,
                       moves=[(table.game.describe(m), m) for m in moves], **context)
     context["table"] = tableau.table_context(web_store(), table, seat, view)
