@@ -6,7 +6,7 @@ import pytest
 
 from service import games, playing
 from service.web import story
-from tests.conftest import bearer, new_game
+from tests.conftest import bearer, new_game, seat_tokens
 
 pytest.importorskip("engine.pof")
 
@@ -19,12 +19,16 @@ BOT_GAMES = [  # seats, bots, options: both biddings, with and without passing o
 
 
 def _hosted_games(app, client) -> list[str]:
-    """What only a deadline or the host raises: a timeout, a pause and its end, a player removed, his seat
+    """What only a deadline, the host or a player's time off raises: a vacation and its end, a timeout, a
+    pause and its end, a player removed, his seat
     handed to a bot (who then plays the game out), and, in a second game, a seat opened before the start, a new
     title and a cancel."""
     store = app.extensions["palazzo.store"]
     created = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"})
     game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    seat = bearer(seat_tokens(created)[0])
+    assert client.post(f"/api/v1/games/{game_id}/vacation", headers=seat, json={"hours": 2}).status_code == 200
+    assert client.delete(f"/api/v1/games/{game_id}/vacation", headers=seat).status_code == 200
     assert playing.default_on(store, games.load(store, game_id), 0, force=True)[1]
     assert client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 2}).status_code == 200
     assert client.post(f"/api/v1/games/{game_id}/resume", headers=host).status_code == 200

@@ -75,7 +75,8 @@ def table_context(store: Store, table: Table, reader: int | None, view: dict[str
         "round": view["round"], "rounds": ROUNDS, "phase": phrases.PHASES.get(view["phase"], view["phase"]),
         "min_work_value": view["min_work_value"],
         "waiting": [{"name": names[d["seat"]], "me": d["seat"] == reader, "what": waiting_for(table.meta, d["kind"]),
-                     "kind": d["kind"], "due": due(d.get("deadline_at"), zone)} for d in table.pending]
+                     "kind": d["kind"], "due": due(d.get("deadline_at"), zone),
+                     "away": away(table.meta["seats"][d["seat"]], zone)} for d in table.pending]
         if table.status in (games.RUNNING, games.PAUSED) else [],
         "away": [{"seat": number, "name": names[number], "me": number == reader, "until": until}
                  for number, entry in enumerate(table.meta["seats"]) if (until := away(entry, zone))],
