@@ -150,7 +150,8 @@ class SeatLeftOut(Schema):
 
 @always_present()
 class AwayOut(Schema):
-    start = fields.String(attribute="from", data_key="from", metadata={"description": "When he went away, UTC ISO time."})
+    start = fields.String(attribute="from", data_key="from",
+                          metadata={"description": "When he went away, UTC ISO time."})
     until = fields.String(metadata={"description": "When he is due back, UTC ISO time; his deadlines stand still "
                                                    "until then."})
 

@@ -102,7 +102,8 @@ def _pick(client, game_id: str, headers: dict) -> None:
 def test_a_decision_that_comes_while_he_is_away_starts_when_he_is_due_back(app, client, toy):
     game_id, seats, _ = toy
     _pick(client, game_id, seats[0])
-    until = client.post(f"/api/v1/games/{game_id}/vacation", headers=seats[0], json={"days": 1}).get_json()["away"]["until"]
+    taken = client.post(f"/api/v1/games/{game_id}/vacation", headers=seats[0], json={"days": 1})
+    until = taken.get_json()["away"]["until"]
     _pick(client, game_id, seats[1])
     _pick(client, game_id, seats[2])
     [turn] = _table(app, game_id).pending

@@ -100,7 +100,7 @@ def test_he_comes_back_early_by_moving_and_gets_the_unused_part_back(app, client
 
     # the others play on until the game waits on him; his new decision's clock starts when he is due back
     _first_move(client, game_id, ann)
-    wait_for(lambda: _table(app, game_id).decision_of(0) and _table(app, game_id).decision_of(0)["kind"] == "open_auction")
+    wait_for(lambda: (_table(app, game_id).decision_of(0) or {}).get("kind") == "open_auction")
     _first_move(client, game_id, ann)
     wait_for(lambda: _table(app, game_id).decision_of(1) is not None)
     waiting = _table(app, game_id)
@@ -112,7 +112,8 @@ def test_he_comes_back_early_by_moving_and_gets_the_unused_part_back(app, client
     moving_clock.advance(timedelta(hours=5, minutes=30))
     listed = client.get(f"/api/v1/games/{game_id}/moves", headers=bob).get_json()
     out = next(m["move"] for m in listed["moves"] if m["move"]["type"] == "step_out")
-    played = client.post(f"/api/v1/games/{game_id}/moves", headers=bob, json={"move": out, "version": listed["version"]})
+    played = client.post(f"/api/v1/games/{game_id}/moves", headers=bob,
+                         json={"move": out, "version": listed["version"]})
     assert played.status_code == 200, played.get_json()
     back = _table(app, game_id)
     assert not back.meta["seats"][1].get("away") and vacation.hours_left(back.meta, 1) == 7 * 24 - 6
