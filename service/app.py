@@ -25,12 +25,13 @@ from service.resources import events, games, health, host, leaving, messages, mo
 from service.resources import seats as open_seats
 from service.spec import describe_games
 from service.web import (create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events, oneclick, pages,
-                         seat_link, seat_page, signin_page, talk, unsubscribe, vacation_form, watch)
+                         seat_link, seat_page, settings_page, signin_page, talk, unsubscribe, vacation_form, watch)
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.blp, open_seats.blp, leaving.blp,
               vacation.blp, players.blp, health.blp]
 PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, create_page, host_page, join_page,
-         oneclick, leave_link, unsubscribe, dev_mailbox, mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
+         oneclick, leave_link, unsubscribe, settings_page, dev_mailbox,
+         mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
                   "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token

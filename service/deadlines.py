@@ -8,11 +8,11 @@ vacation moves only the seat's (`shift_seat`); a newcomer gets the game's whole 
 """
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from service import clock
+from service import clock, zones
 
 HOUR = 3600
 DEFAULTS = {"bid": 12 * HOUR}
@@ -71,17 +71,62 @@ def in_quiet(moment: datetime, quiet: dict[str, str] | None) -> bool:
 
 
 def quiet_end(moment: datetime, quiet: dict[str, str] | None) -> datetime:
-    """`moment`, or, when it falls inside the quiet hours, their end: `to` on the same local day or the
-    next one. A wall time the zone skips that day (a spring-forward gap) reads as the same span after
-    the change (PEP 495's fold 0), so it is still the first moment after the quiet hours."""
+    """`moment`, or, when it falls inside the quiet hours, their end: the first instant after it at
+    which the player's clocks show `to`, on the same local day or the next one. On the night the
+    clocks go back and show `to` twice, that is the first showing still to come; on the night they
+    skip it (a spring-forward gap), the instant they jump over it, when they show a later time."""
     if not in_quiet(moment, quiet):
         return moment
     zone = ZoneInfo(quiet["zone"])
-    local = moment.astimezone(zone)
-    end = datetime.combine(local.date(), _clock(quiet["to"]), zone)
-    if end.astimezone(timezone.utc) <= moment.astimezone(timezone.utc):
-        end = datetime.combine(local.date() + timedelta(days=1), _clock(quiet["to"]), zone)
-    return end.astimezone(timezone.utc)
+    at = moment.astimezone(timezone.utc)
+    first = at.astimezone(zone).date()
+    for day in (first, first + timedelta(days=1), first + timedelta(days=2)):
+        for fold in (0, 1):
+            end = _shown(day, _clock(quiet["to"]), zone, fold)
+            if end > at:
+                return end
+    raise ValueError(f"no end of the quiet hours {quiet} after {moment}")  # a day always shows `to`
+
+
+def _shown(day: date, wall: time, zone: ZoneInfo, fold: int) -> datetime:
+    """The instant (UTC) at which the zone's clocks show `wall` on `day`: the earlier showing (fold 0)
+    or the later one (fold 1) of a time shown twice; for a time they skip, the instant they jump."""
+    local = datetime.combine(day, wall, zone).replace(fold=fold)
+    instant = local.astimezone(timezone.utc)
+    target = local.replace(tzinfo=None, fold=0)
+    if instant.astimezone(zone).replace(tzinfo=None) == target:
+        return instant
+    low, high = sorted(local.replace(fold=f).astimezone(timezone.utc) for f in (0, 1))
+    while high - low > timedelta(seconds=1):  # the clocks show less than `wall` at low, more at high
+        middle = low + (high - low) / 2
+        if middle.astimezone(zone).replace(tzinfo=None) >= target:
+            high = middle
+        else:
+            low = middle
+    return high.replace(microsecond=0)
+
+
+def seat_quiet(quiet: dict[str, str] | None, zone: str | None) -> dict[str, str] | None:
+    """The quiet hours a seat keeps (`entry["quiet"]`) from a player's choice: his `quiet` {from, to} in
+    his time `zone` (UTC for a name the tz database does not know); None for none. A span of no length
+    (from == to) would cover the whole day, which the settings refuse; read as none here."""
+    if not quiet or not quiet.get("from") or not quiet.get("to") or quiet["from"] == quiet["to"]:
+        return None
+    return {"zone": zone if zone and zones.known(zone) else "UTC", "from": quiet["from"], "to": quiet["to"]}
+
+
+def out_of_quiet(pending: list[dict[str, Any]], seat: int, quiet: dict[str, str] | None) -> list[dict[str, Any]]:
+    """The seat's deadlines moved out of its (new) quiet hours; a deadline outside them stays."""
+    return [{**d, "deadline_at": stamp(quiet_end(parse(d["deadline_at"]), quiet))}
+            if d["seat"] == seat and d.get("deadline_at") else d for d in pending]
+
+
+def out_of_all_quiet(pending: list[dict[str, Any]], seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every seat's deadlines moved out of its quiet hours (after a pause has moved them all)."""
+    for seat, entry in enumerate(seats):
+        if entry.get("quiet"):
+            pending = out_of_quiet(pending, seat, entry["quiet"])
+    return pending
 
 
 def due_at(at: datetime, seconds: float, entry: dict[str, Any] | None) -> datetime:

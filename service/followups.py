@@ -44,7 +44,7 @@ MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
 REPLY_RETRY_SECONDS = [10, 60, 300]
 SIGN_IN_JOB = "workers.sign_in.mail_link"
-TALK_JOB, DIGEST_JOB = "workers.talk.posted", "workers.talk.digest"
+TALK_JOB = "workers.talk.posted"
 
 
 def bot_job_id(game_id: str, seat: int, since: int) -> str:

@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any, Callable
 
 from engine.core import IllegalMove, get_game, redact, word
-from service import deadlines, lobby, titles, tokens, vacation
+from service import deadlines, lobby, preferences, titles, tokens, vacation
 from service.problems import Problem
 from service.store import Committed, Store, dumps, email_key, feed_channel, game_key, loads, lobby_key, token_key
 
@@ -340,7 +340,7 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
         "missed_turns": spec.get("missed_turns", MISSED_TURNS), "host_email_hash": host_address,
         "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
         "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
-        "remove_after": spec.get("remove_after"),
+        "remove_after": spec.get("remove_after"), "grace_hours": spec.get("grace_hours"),
         "vacation_days": spec.get("vacation_days", vacation.DEFAULT_DAYS),
     }
     meta["title"] = spec.get("title") or default_title(meta)
@@ -374,6 +374,10 @@ def _seat_entry(store: Store, game_id: str, number: int, seat: dict[str, Any], p
         pipe.sadd(email_key(entry["email_hash"], "seats"), f"{game_id}:{number}")
         pipe.set(email_key(entry["email_hash"], "known"), "1")
         pipe.set(email_key(entry["email_hash"], "address"), entry["email"])
+        chosen = preferences.read(store, entry["email_hash"])
+        quiet = deadlines.seat_quiet(chosen.get("quiet"), chosen.get("time_zone"))
+        if quiet:
+            entry["quiet"] = quiet  # his quiet hours as he set them; `time_off.apply_quiet` keeps them so
         return entry, None, {"email": entry["email"], "name": entry["name"], "game": game_id, "seat": number}
     token, entry["token"] = tokens.issue(store, {"kind": "seat", "game": game_id, "seat": number}, pipe)
     return entry, token, None
@@ -481,15 +485,19 @@ def pause(store: Store, table: Table, hours: int) -> Table:
 
 
 def resume(store: Store, table: Table) -> Table:
-    """End a pause; every deadline moves later by the time the game stood still (409 if not paused)."""
+    """End a pause; every deadline moves later by the time the game stood still, and out of its seat's
+    quiet hours (409 if not paused). `resumed` keeps by how much, for the mail that tells everyone."""
     if table.status != PAUSED:
         raise refused(Committed("status", table.version, table.status))
     now = deadlines.now()
     paused_for = now - deadlines.parse(table.meta["paused_at"])
-    meta = {**table.meta, "paused_at": None, "paused_until": None}
+    pending = deadlines.out_of_all_quiet(deadlines.shift(table.pending, paused_for), table.meta["seats"])
+    meta = {**table.meta, "paused_at": None, "paused_until": None,
+            "resumed": {"pause": table.meta["pauses_used"], "at": deadlines.stamp(now),
+                        "moved": round(paused_for.total_seconds())}}
     try:
-        table = _host_change(store, table, (PAUSED,), status=RUNNING, meta=meta,
-                             pending=deadlines.shift(table.pending, paused_for), event={"type": "game_resumed"})
+        table = _host_change(store, table, (PAUSED,), status=RUNNING, meta=meta, pending=pending,
+                             event={"type": "game_resumed"})
     except Problem as problem:
         if problem.code != "stale_version":
             raise
@@ -518,7 +526,8 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], 
     that starts when full starts once no seat is open. A player who takes a seat of a game under way
     (a substitute) gets a fresh deadline for the seat's pending decision (`deadlines.fresh`) and, once
     the commit is in, a welcome mail with where the game stands (`joined` marks him for
-    `workers.notify`); his missed count and stand-in start afresh.
+    `workers.notify`); his missed count, stand-in and grace start afresh. A player with an address brings
+    his quiet hours (`_seat_entry`), and the fresh deadline leaves them.
 
     Three steps, since a transaction may span only one Redis Cluster slot and the new seat's token
     and address index lie in other slots than the game: the new seat's keys first (undone if the
@@ -542,7 +551,8 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], 
     if table.status in (RUNNING, PAUSED) and not entry.get("bot") and not seat_is_open(entry):
         now = deadlines.now()
         since = deadlines.parse(table.meta["paused_at"]) if table.status == PAUSED else now
-        pending = deadlines.fresh(table.pending, seat, table.meta["deadlines"], since)
+        pending = deadlines.out_of_quiet(deadlines.fresh(table.pending, seat, table.meta["deadlines"], since), seat,
+                                         entry.get("quiet"))
         entry["joined"] = {"at": deadlines.stamp(now), "after": old.get("name")}
     seats = list(table.meta["seats"])
     seats[seat] = entry

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import engine.bots
 from engine.core import IllegalMove
-from service import deadlines, vacation
+from service import deadlines, grace, vacation
 from service.games import (ATTEMPTS, FINISHED, MISSED_TURNS, RUNNING, STAND_IN, Table, feed_entry, follow_up, load,
                            refused)
 from service.problems import Problem
@@ -234,7 +234,8 @@ def default_on(store: Store, table: Table, seat: int, since: int | None = None, 
     the game again only after losing a commit. Checks that the decision (the one pending since
     `since`, when given) is still pending and overdue, so a late or repeated job never moves twice.
     Returns the table as last seen (after the move, if played) and whether the move was played.
-    Logged as a timeout everyone sees.
+    Logged as a timeout everyone sees. A seat owed the game's grace (`service.grace`) gets its one
+    extension instead, and no move.
     """
     for attempt in range(ATTEMPTS):
         if attempt:
@@ -244,6 +245,12 @@ def default_on(store: Store, table: Table, seat: int, since: int | None = None, 
             return table, False
         if not force and deadlines.parse(decision["deadline_at"]) > deadlines.now():
             return table, False
+        hours = grace.owed(table, seat)
+        if hours:
+            outcome, given = grace.give(store, table, seat, decision, hours)
+            if outcome.outcome == "ok":
+                return given, False
+            continue
         stand_in = table.stand_in(seat)
         move = bot_move(table, seat, stand_in) if stand_in else table.game.default_move(table.state, seat)
         played = play(store, table, seat, move, timeout=True, bot=stand_in)

@@ -78,6 +78,10 @@ CODES: dict[str, tuple[int, str]] = {
     "message_too_long": (422, "a message holds at most 2,000 characters"),
     "message_control_character": (422, "a message holds no control characters but newlines"),
     "bad_recipient": (422, "a private message goes to another seat that a player holds"),
+    "bad_reminders": (422, ("a reminder step is 1% to 99% of the time, or a time before the deadline (30m, 1h, 2d); "
+                            "at most 5, none twice: nothing was changed")),
+    "bad_quiet_hours": (422, ("quiet hours are from and to as HH:MM, not the same time (that would be the whole day): "
+                              "nothing was changed")),
     "bad_inbound": (422, "the inbound post is not a mail as Inbound Parse sends it"),
     "version_required": (428, "name the version you saw: If-Match or a 'version' field"),
     "rate_limited": (429, "too many requests; wait Retry-After seconds"),

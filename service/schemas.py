@@ -6,7 +6,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from engine.bots import BOTS
 from service import titles, zones
-from service.preferences import MAIL_CHOICES, TALK_CHOICES
+from service.preferences import MAIL_CHOICES, MOST_REMINDERS, QUIET_RULE, RHYTHM_CHOICES, STEP_RULE, TALK_CHOICES
 from service.vocabulary import (Choice, Deadlines, EventDoc, GameDoc, GameName, GameTerm, MoveField, MoveFields,
                                 MovePart, StrictBoolean)
 
@@ -116,6 +116,11 @@ class GameIn(Schema):
                        metadata={"description": "Timeouts in a row on real choices (counted as for `missed_turns`) "
                                                 "after which the player loses his seat: it is open for a substitute "
                                                 "and the stand-in plays it meanwhile. Null or left out: never."})
+    grace_hours = Int(load_default=None, allow_none=True, validate=validate.Range(min=1, max=72),
+                      metadata={"description": "Grace: on each seat's first timeout of a decision with a real "
+                                               "choice, the deadline moves this many hours later (once per seat) "
+                                               "instead of the default move, and the player is mailed. Null or "
+                                               "left out: no grace."})
     vacation_days = Int(load_default=7, validate=validate.Range(min=0, max=30), metadata={
         "description": "Each player's vacation bank at this game, in days: time off he takes in whole hours or days "
                        "(POST /games/{id}/vacation), during which only his deadlines stand still. 0: none."})
@@ -245,6 +250,8 @@ class GameOut(Schema):
     you = fields.Nested(YouOut)
     paused_until = fields.String(allow_none=True)
     pauses_left = Int()
+    grace_hours = Int(allow_none=True, metadata={"description": "The grace a seat gets once on a missed "
+                                                                "deadline, in hours; null: none."})
     public = fields.Boolean(metadata={"description": "Listed in the lobby while a seat is open."})
     start_when_full = fields.Boolean(metadata={"description": "Starts by itself when the last open seat is taken."})
     vacation_days = Int(metadata={"description": "Each player's vacation bank at this game, in days."})
@@ -570,9 +577,63 @@ def TalkChoices(**kwargs) -> fields.Dict:
                        values=fields.String(validate=validate.OneOf(TALK_CHOICES)), **kwargs)
 
 
+RHYTHM_WORDS = ("each: every decision mailed at once; digest: no decision mail at once, but one mail a day at "
+                "digest_hour (his time zone) with every game waiting on him, new messages of games whose talk he "
+                "takes as a digest, and the round results since the last one.")
+REMINDER_WORDS = (f"Reminders before each deadline, at most {MOST_REMINDERS} steps, each mailed once while the "
+                  f"decision is still his; an empty list for none. Refused with 422 bad_reminders: {STEP_RULE}.")
+STEP_PATTERN = r"^([1-9][0-9]?%|[1-9][0-9]{0,3}[mhd])$"
+
+
+def Reminders(**kwargs) -> fields.List:
+    return fields.List(fields.String(validate=validate.Length(min=1, max=8), metadata={"pattern": STEP_PATTERN,
+                                                                                       "example": "50%"}),
+                       metadata={"description": REMINDER_WORDS, "example": ["50%", "80%", "1h"]}, **kwargs)
+
+
+class QuietHours(Schema):
+    """From when to when (his wall time, in his time zone) no deadline of his falls: one inside moves to `to`."""
+
+    start = fields.String(required=True, data_key="from", attribute="from", validate=validate.Length(min=1, max=5),
+                          metadata={"pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$", "example": "23:00"})
+    end = fields.String(required=True, data_key="to", attribute="to", validate=validate.Length(min=1, max=5),
+                        metadata={"pattern": r"^([01][0-9]|2[0-3]):[0-5][0-9]$", "example": "07:00"})
+
+
+def Quiet(**kwargs) -> fields.Nested:
+    return fields.Nested(QuietHours, allow_none=True, metadata={
+        "description": f"His quiet hours, or null for none. Refused with 422 bad_quiet_hours: {QUIET_RULE}."}, **kwargs)
+
+
+class GameSettings(Schema):
+    """A game's own mail settings, over his general ones; left out: his general one holds."""
+
+    rhythm = fields.String(validate=validate.OneOf(RHYTHM_CHOICES), metadata={"description": RHYTHM_WORDS})
+    reminders = Reminders()
+    mail = fields.String(validate=validate.OneOf(MAIL_CHOICES), metadata={
+        "description": "This game's mail: all, decisions, or none (unsubscribed from this game)."})
+
+
+def GameOverrides(description: str) -> fields.Dict:
+    return fields.Dict(keys=fields.String(validate=validate.Length(min=1, max=40)),
+                       values=fields.Nested(GameSettings), metadata={"description": description})
+
+
+def DigestHour(**kwargs) -> fields.Integer:
+    return Int(validate=validate.Range(min=0, max=23), metadata={
+        "description": "The hour (0-23, his time zone) his daily digest leaves.", "example": 18}, **kwargs)
+
+
 class SettingsIn(Schema):
     time_zone = TimeZone(validate=validate.Length(min=1, max=64), metadata={"example": "Europe/Rome"})
     mail = fields.String(validate=validate.OneOf(MAIL_CHOICES), metadata={"description": MAIL_WORDS})
+    rhythm = fields.String(validate=validate.OneOf(RHYTHM_CHOICES), metadata={"description": RHYTHM_WORDS})
+    digest_hour = DigestHour()
+    reminders = Reminders()
+    quiet = Quiet()
+    games = GameOverrides("Per game (by id), its own rhythm, reminders or mail. Only games where the caller holds a "
+                          "seat (else 403 not_a_seat); each game given replaces that game's own settings ({} drops "
+                          "them), games left out keep theirs.")
     talk = TalkChoices(metadata={"description": TALK_WORDS + " Only games where the caller holds a seat; "
                                                              "games left out keep their choice."})
 
@@ -581,6 +642,12 @@ class SettingsIn(Schema):
 class SettingsOut(Schema):
     time_zone = fields.String()
     mail = fields.String(validate=validate.OneOf(MAIL_CHOICES), metadata={"description": MAIL_WORDS})
+    rhythm = fields.String(validate=validate.OneOf(RHYTHM_CHOICES), metadata={"description": RHYTHM_WORDS})
+    digest_hour = DigestHour()
+    reminders = Reminders()
+    quiet = Quiet()
+    games = GameOverrides("Per game (by id), the settings of its own the caller gave it; a game's mail none means "
+                          "he unsubscribed from that game.")
     talk = TalkChoices(metadata={"description": TALK_WORDS + " Every game where the caller holds a seat."})
 
 

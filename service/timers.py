@@ -23,10 +23,19 @@ from service.store import PREFIX, Store
 KEY = f"{PREFIX}:{{timers}}:due"
 
 
+def _member(job: str, args: tuple[Any, ...], job_id: str) -> str:
+    return json.dumps({"job": job, "args": list(args), "id": job_id}, separators=(",", ":"), sort_keys=True)
+
+
 def at(store: Store, when: datetime, job: str, *args: Any, job_id: str) -> None:
-    """Run `job(*args)` once `when` has come on the service's clock, as RQ job `job_id`."""
-    member = json.dumps({"job": job, "args": list(args), "id": job_id}, separators=(",", ":"), sort_keys=True)
-    store.redis.zadd(KEY, {member: when.timestamp()})
+    """Run `job(*args)` once `when` has come on the service's clock, as RQ job `job_id` (set again, the
+    same timer moves to the new time)."""
+    store.redis.zadd(KEY, {_member(job, args, job_id): when.timestamp()})
+
+
+def pending_at(store: Store, job: str, *args: Any, job_id: str) -> float | None:
+    """When that timer is set for (epoch seconds), or None when none is waiting."""
+    return store.redis.zscore(KEY, _member(job, args, job_id))
 
 
 def due(store: Store, now: float | None = None) -> list[dict[str, Any]]:

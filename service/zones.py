@@ -16,6 +16,11 @@ def _names() -> frozenset[str]:
     return frozenset(available_timezones())  # walks the tz path (about 50 ms): once per process
 
 
+def names() -> frozenset[str]:
+    """Every IANA time zone name (for a list to choose from)."""
+    return _names()
+
+
 def known(name: str) -> bool:
     """Whether `name` is an IANA time zone name, such as Europe/Rome."""
     return name in _names()

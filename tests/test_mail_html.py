@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from datetime import timedelta
 from html.parser import HTMLParser
 
 import pytest
@@ -134,6 +135,7 @@ def every_kind() -> dict[str, Case]:
     to = render.Recipient(f"p{seat}@example.org", NAMES[seat], seat, "Europe/Rome", 2)
     cases["welcome"] = _case(render.welcome(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW, NAMES[1],
                                             reply_of(state, seat)), reply=reply_of(state, seat), mail_links=links(seat))
+    cases.update(time_cases())
     cases.update(talk_cases())
     state, _ = play_until(waiting("bid"))
     pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
@@ -145,6 +147,22 @@ def every_kind() -> dict[str, Case]:
                                  NOW, outcome, reply)
         cases[f"{answered.kind}-{number}"] = _case(answered, reply=reply, mail_links=links(seat))
     return cases
+
+
+def time_cases() -> dict[str, Case]:
+    """The grace given instead of a default move, and the host's pause starting and ending."""
+    state, _ = play_until(waiting("action"))
+    pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
+    seat = pending["seat"]
+    to = render.Recipient(f"p{seat}@example.org", NAMES[seat], seat, "Europe/Rome", 0)
+    reply = reply_of(state, seat)
+    return {
+        "grace": _case(render.grace(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW, 12,
+                                    GAME.default_move(state, seat), reply), reply=reply, mail_links=links(seat)),
+        "paused": _case(render.paused(TABLE, to, {"seat": links(seat)["seat"]}, NOW, NOW + timedelta(hours=48))),
+        "resumed": _case(render.resumed(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW, 7500),
+                         mail_links=links(seat)),
+    }
 
 
 def message(seq: int, by: int | None, to: int | None, text: str) -> dict:
@@ -186,11 +204,12 @@ CASES = every_kind()
 def test_every_mail_kind_is_covered():
     kinds = {case.mail.kind for case in CASES.values()}
     assert kinds >= {"your_turn", "your_bid", "choose", "reminder", "round_result", "game_over", "merged", "sign_in",
-                     "invitation", "host_link", "welcome", "seat_left", "talk", "digest", "reply_said"} | {
+                     "invitation", "host_link", "welcome", "seat_left", "talk", "digest", "reply_said", "grace", "paused",
+                     "resumed"} | {
         f"reply_{outcome['kind']}" for outcome in OUTCOMES}
     assert all(case.replies for case in CASES.values() if case.mail.kind not in (
         "round_result", "game_over", "sign_in", "invitation", "host_link", "reply_closed", "seat_left", "talk", "digest",
-        "reply_said"))
+        "reply_said", "paused", "resumed"))
 
 
 def test_message_text_is_text_in_every_mail_that_carries_it():

@@ -9,11 +9,12 @@ from tests.conftest import bearer, new_game, sign_in
 def test_a_player_sets_his_time_zone_and_mail_choice(app, client):
     game_id = new_game(client, emails=True)["game"]["id"]
     player = bearer(sign_in(app, client, "p0@example.org"))
+    rest = {"rhythm": "each", "digest_hour": 18, "reminders": ["80%"], "quiet": None, "games": {}}
     assert client.get("/api/v1/me/settings", headers=player).get_json() == {"time_zone": "UTC", "mail": "all",
-                                                                           "talk": {game_id: "each"}}
+                                                                           "talk": {game_id: "each"}, **rest}
     changed = client.put("/api/v1/me/settings", headers=player, json={"time_zone": "Europe/Rome", "mail": "decisions"})
     assert changed.status_code == 200 and changed.get_json() == {"time_zone": "Europe/Rome", "mail": "decisions",
-                                                                 "talk": {game_id: "each"}}
+                                                                 "talk": {game_id: "each"}, **rest}
     talk = client.put("/api/v1/me/settings", headers=player, json={"talk": {game_id: "digest"}})
     assert talk.status_code == 200 and talk.get_json()["talk"] == {game_id: "digest"}
     stranger = client.put("/api/v1/me/settings", headers=player, json={"mail": "none", "talk": {"0" * 16: "none"}})

@@ -306,3 +306,22 @@ def test_a_mail_queued_before_it_named_what_it_was_made_for_still_loads():
     older = {key: value for key, value in mail.to_json().items() if key not in ("holder", "since", "parts")}
     loaded = Mail.from_json(older)
     assert (loaded.holder, loaded.since, loaded.parts) == (None, None, []) and loaded.text == mail.text
+
+
+def test_the_daily_digest_lists_the_decision_the_rounds_and_the_talk_of_each_game(after_round_one):
+    state, _ = after_round_one
+    seat = 2
+    to = render.Recipient("x@example.org", NAMES[seat], seat, "Europe/Rome")
+    mine = links(seat)
+    round_part = render.round_part(GAME.view(state, seat), TABLE, to, mine, 1)
+    decision_state, decider, _ = decision_mail("bid")
+    bidder = render.Recipient("x@example.org", NAMES[decider], decider, "Europe/Rome")
+    decision = render.decision_part(GAME.view(decision_state, decider),
+                                    {**GAME.pending(decision_state)[0], "deadline_at": DEADLINE, "since": 3},
+                                    TABLE, bidder, links(decider), NOW)
+    mail = render.digest([decision, round_part], "x@example.org", "palazzo.example")
+    assert mail.kind == "digest" and mail.subject == "Your day at Palazzo: 1 game waits for you, 1 round over"
+    assert "it is your bid" in mail.text and "Round 1 of 7 is over" in mail.text and "Round 1 of 7 is over" in mail.html
+    assert mail.parts == [decision, round_part], "each part is checked again when the digest leaves"
+    assert render.remade(mail, [round_part], "palazzo.example").kind == "digest"
+    assert render.remade(mail, [], "palazzo.example") is None, "nothing left: no mail"

@@ -165,9 +165,8 @@ def test_a_message_hidden_before_its_mail_leaves_is_not_sent(opened):
 
 
 def test_a_daily_digest_lists_the_days_messages_and_none_means_none(table):
-    from rq.registry import ScheduledJobRegistry
-
-    from workers import talk
+    from service import timers
+    from workers import digest, talk
     early = table.say(ANN, "before the digest was chosen")
     assert early["seq"] == 1
     table.work()
@@ -183,8 +182,8 @@ def test_a_daily_digest_lists_the_days_messages_and_none_means_none(table):
     assert [m["subject"] for m in table.mails(BEA, ("talk",))] == [table.mails(BEA, ("talk",))[0]["subject"]], \
         "Bea got the first message one by one, before she chose the digest, and none after"
     assert len(table.mails(CY, ("talk",))) == 1 and len(table.mails(ANN, ("talk",))) == 1 + 1
-    scheduled = ScheduledJobRegistry(queue=table.store.followups.queue)
-    assert len(scheduled.get_job_ids()) >= 1 and table.store.redis.exists(f"pz:email:{tokens.email_hash(BEA)}:digest")
+    bea = tokens.email_hash(BEA)
+    assert timers.pending_at(table.store, digest.JOB, bea, job_id=f"pz-digest-{bea}"), "her digest is coming"
     assert table.client.put("/api/v1/me/settings", headers=bearer(table.token(BEA)),
                             json={"talk": {table.id: "digest"}}).status_code == 200, "chosen again: nothing skipped"
     assert talk.digest(tokens.email_hash(BEA)) == 2

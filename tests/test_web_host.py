@@ -28,10 +28,11 @@ def _game_id(answer) -> str:
 
 
 def test_a_game_created_from_the_page_is_the_apis_game(app, client):
-    answer = _create(client)
+    answer = _create(client, grace_hours="12")
     assert answer.status_code == 303
     game_id = _game_id(answer)
     created = table(app, game_id)
+    assert created.meta["grace_hours"] == 12
     assert [key.split(":")[-2] for key in _games_in(app)] == [game_id]
     assert created.status == "running" and [s["name"] for s in created.meta["seats"]] == ["Ann", "Bo", "Robo"]
     assert created.meta["deadlines"] == {"bid": 7200, "turn": 172800} and created.meta["missed_turns"] == 2
@@ -53,6 +54,7 @@ def test_a_game_created_from_the_page_is_the_apis_game(app, client):
     ({"email0": "nobody-at-all"}, "email"),
     ({"deadline_bid": "0.001"}, "deadline"),
     ({"email1": "ann@example.org"}, "one seat"),
+    ({"grace_hours": "100"}, "grace"),
 ])
 def test_a_bad_game_form_says_why_and_creates_nothing(app, client, fields, words):
     answer = _create(client, **fields)

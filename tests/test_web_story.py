@@ -2,9 +2,11 @@
 (`story.told`), none left to the fallback that only names its type."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
-from service import games, playing
+from service import deadlines, games, playing, preferences, time_off, tokens
 from service.web import story
 from tests.conftest import bearer, new_game, seat_tokens
 
@@ -22,7 +24,7 @@ def _hosted_games(app, client) -> list[str]:
     """What only a deadline, the host or a player's time off raises: a vacation and its end, a timeout, a
     pause and its end, a player removed, his seat
     handed to a bot (who then plays the game out), and, in a second game, a seat opened before the start, a new
-    title and a cancel."""
+    title and a cancel; in a third, a grace and a deadline moved out of new quiet hours."""
     store = app.extensions["palazzo.store"]
     created = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"})
     game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
@@ -45,7 +47,20 @@ def _hosted_games(app, client) -> list[str]:
     assert renamed.status_code == 200 and renamed.get_json()["title"] == "Friday's game"
     cancelled = client.post(f"/api/v1/games/{other['game']['id']}/cancel", headers=bearer(other["tokens"]["host"]))
     assert cancelled.status_code == 200
-    return [game_id, other["game"]["id"]]
+    return [game_id, other["game"]["id"], _graced_and_quiet(app, client)]
+
+
+def _graced_and_quiet(app, client) -> str:
+    """A game with grace, whose first timeout gives it, and a player whose new quiet hours move his deadline."""
+    store = app.extensions["palazzo.store"]
+    created = new_game(client, game=POF, seats=3, bots={2: "greedy"}, emails=True, grace_hours=6)
+    game_id = created["game"]["id"]
+    assert not playing.default_on(store, games.load(store, game_id), 0, force=True)[1]
+    due = deadlines.parse(games.load(store, game_id).decision_of(1)["deadline_at"])
+    hours = {"from": f"{(due - timedelta(hours=1)):%H:%M}", "to": f"{(due + timedelta(hours=1)):%H:%M}"}
+    preferences.write(store, tokens.email_hash("p1@example.org"), {"quiet": hours})
+    assert time_off.apply_quiet(store, tokens.email_hash("p1@example.org")) == 1
+    return game_id
 
 
 def _feeds(app, game_id: str) -> list[tuple[int | None, dict]]:

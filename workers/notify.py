@@ -1,9 +1,14 @@
 """Who gets which mail, and when: one job per public commit looks at the game as it is now.
 
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
-  one-click answers, and a reminder when 80% of the time is used if the decision is still his; while
-  its player is away (`service.vacation`) the mail waits for the commit that ends his vacation;
-- everyone with an address gets the round's result when a round ends and the scores at the end;
+  one-click answers, at once, or (his rhythm for the game is `digest`) in his daily digest
+  (`workers.digest`); and reminders on his schedule (`preferences` `reminders`: "50%" of the time,
+  "1h" before) while the decision is still his, each step once (`remind`, on a timer);
+- everyone with an address gets the round's result when a round ends (or in his digest) and the
+  scores at the end;
+- grace, pause and resume mails (`workers.time_off`);
+- while a player is away (`service.vacation`) his decision mails wait for the commit that ends his
+  vacation;
 - a player who has taken over a seat of a game under way (`joined`, set by `games.replace_seat`) gets
   a welcome mail with where the game stands, once per holder.
 Every mail is sent once: a Redis key per decision (for the seat's holder: a newcomer to a seat
@@ -21,15 +26,16 @@ import json
 import os
 from datetime import timedelta
 
-from service import deadlines, games, tokens, vacation
+from service import deadlines, games, preferences, timers, tokens, vacation
 from service.inbound import address
 from service.mail import render, seats
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
 from service.store import Store, email_key
-from workers import context
+from workers import context, time_off
+from workers import digest as daily_digest
 
-REMINDER_AT = 0.8  # of the time between the decision mail and the deadline
+REMIND_JOB = "workers.notify.remind"
 CLAIM_TTL = 30 * 24 * 3600
 MERGE_ONLY_BEFORE = 10  # a decision mail waits to be merged only if its deadline is this many windows away
 
@@ -44,7 +50,7 @@ def _links(table: games.Table, seat: int) -> render.MailLinks:
     return seats.links_of(context.links(), table, seat)
 
 
-def _reply(table: games.Table, seat: int) -> render.Reply | None:
+def reply_of(table: games.Table, seat: int) -> render.Reply | None:
     """How the seat answers its decision by replying, when replies are taken (PALAZZO_INBOUND_SECRET)."""
     settings = MailSettings.from_env()
     return address.reply_for(context.links(), table, seat, settings.reply_domain) if settings.replies else None
@@ -124,16 +130,18 @@ def game(game_id: str) -> int:
         to = None if vacation.away_until(table.meta["seats"][seat], now) else seats.recipient(store, table, seat)
         if to is None or not _claim(store, game_id, seats.decision_claim(seat, to.holder, decision["since"])):
             continue
-        view = table.game.view(table.state, seat)
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
+        if due is not None:
+            _arm_reminder(store, table, seat, decision["since"], to.holder, deadlines.stamp(now), due)
+        if _rhythm(store, to, game_id) == "digest":
+            daily_digest.schedule(store, tokens.email_hash(to.email))
+            continue
+        view = table.game.view(table.state, seat)
         part = render.decision_part(view, decision, frame, to, _links(table, seat), now,
-                                    table.game.default_move(table.state, seat), _reply(table, seat))
+                                    table.game.default_move(table.state, seat), reply_of(table, seat))
         _send_decision(store, part, to.email, due)
         sent += 1
-        if due is not None:
-            store.followups.queue.enqueue_at(now + (due - now) * REMINDER_AT, "workers.notify.reminder", game_id,
-                                             seat, decision["since"], to.holder)
-    sent += _to_everyone(store, table, frame)
+    sent += _to_everyone(store, table, frame) + time_off.mails(store, table, frame, now)
     return sent
 
 
@@ -151,7 +159,7 @@ def _welcome(store: Store, table: games.Table, frame: render.Table, now) -> int:
         if to is None or not _claim(store, table.id, f"welcome:{seat}:{to.holder}"):
             continue
         _send(store, render.welcome(table.game.view(table.state, seat), table.pending, frame, to,
-                                    _links(table, seat), now, joined.get("after"), _reply(table, seat)))
+                                    _links(table, seat), now, joined.get("after"), reply_of(table, seat)))
         sent += 1
     return sent
 
@@ -167,6 +175,9 @@ def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
             continue
         view = table.game.view(table.state, seat)
         if ended >= 1 and not over and _claim(store, table.id, f"round:{ended}:{seat}"):
+            if _rhythm(store, to, table.id) == "digest":
+                daily_digest.defer_round(store, tokens.email_hash(to.email), table.id, ended)
+                continue
             _send(store, render.round_result(view, frame, to, _links(table, seat), ended))
             sent += 1
         if over and _claim(store, table.id, f"over:{seat}"):
@@ -175,20 +186,73 @@ def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
     return sent
 
 
+def _rhythm(store: Store, to: render.Recipient, game_id: str) -> str:
+    """His rhythm for the game: each (at once) or digest."""
+    return preferences.effective(preferences.read(store, tokens.email_hash(to.email)), game_id)["rhythm"]
+
+
+def _steps(store: Store, table: games.Table, to: render.Recipient, opened: str,
+           due) -> list[tuple[str, object]]:
+    """His reminder steps for the game and when each falls, from when the decision was first mailed
+    (`opened`) to its deadline `due` as it is now, soonest first (steps that fall outside left out)."""
+    wanted = preferences.effective(preferences.read(store, tokens.email_hash(to.email)), table.id)
+    start = deadlines.parse(opened)
+    timed = [(text, preferences.step_time(text, start, due)) for text in wanted["reminders"]]
+    return sorted(((text, when) for text, when in timed if when is not None), key=lambda step: step[1])
+
+
+def _arm_reminder(store: Store, table: games.Table, seat: int, since: int, holder: int | None, opened: str,
+                  due, after=None) -> None:
+    """Set the decision's one reminder timer for its next step not yet come (after `after`, by default now)."""
+    to = seats.recipient(store, table, seat)
+    if to is None:
+        return
+    after = after or deadlines.now()
+    coming = [when for _, when in _steps(store, table, to, opened, due) if when > after]
+    if coming:
+        timers.at(store, coming[0], REMIND_JOB, table.id, seat, since, holder, opened,
+                  job_id=f"pz-remind-{table.id}-{seat}-{holder}-{since}")
+
+
+def remind(game_id: str, seat: int, since: int, holder: int | None, opened: str) -> bool:
+    """A reminder timer has come: if the decision is still the holder's, send one reminder for the steps
+    that have come and were not sent yet (each step once, by its claim), from the decision's deadline
+    as it is now; then set the timer for the next step. A deadline moved later moves its steps: the
+    timer is set again for the new time instead. A paused game looks again when the pause ends."""
+    store = context.store()
+    table = games.load(store, game_id)
+    decision = table.decision_of(seat)
+    to = seats.recipient(store, table, seat)
+    if decision is None or decision["since"] != since or to is None or to.holder != holder \
+            or not decision.get("deadline_at") or table.status not in (games.RUNNING, games.PAUSED):
+        return False
+    due = deadlines.parse(decision["deadline_at"])
+    if table.status == games.PAUSED:
+        _arm_reminder(store, table, seat, since, holder, opened, due, deadlines.parse(table.meta["paused_until"]))
+        return False
+    now = deadlines.now()
+    come = [text for text, when in _steps(store, table, to, opened, due) if when <= now]
+    fresh = [text for text in come if _claim(store, game_id, f"reminder:{seat}:{holder}:{since}:{text}")]
+    if fresh:
+        frame = seats.frame(table, MailSettings.from_env().domain)
+        view = table.game.view(table.state, seat)
+        _send(store, render.reminder(view, decision, frame, to, _links(table, seat), now,
+                                     table.game.default_move(table.state, seat), reply_of(table, seat)))
+    _arm_reminder(store, table, seat, since, holder, opened, due, now)
+    return bool(fresh)
+
+
 def reminder(game_id: str, seat: int, since: int, holder: int = 0) -> bool:
-    """Remind the seat's holder of a decision still his (same `since`: he has not answered it; same
-    `holder`: the seat is still his), once. Jobs queued before holders were named remind holder 0."""
+    """A reminder queued in RQ before reminders waited on timers (`remind`): one reminder of a decision
+    still the holder's, once. Jobs queued before holders were named remind holder 0."""
     store = context.store()
     table = games.load(store, game_id)
     decision = table.decision_of(seat)
     to = seats.recipient(store, table, seat)
     if table.status != games.RUNNING or decision is None or decision["since"] != since or to is None \
-            or to.holder != holder:
-        return False
-    if not _claim(store, game_id, f"reminder:{seat}:{holder}:{since}"):
+            or to.holder != holder or not _claim(store, game_id, f"reminder:{seat}:{holder}:{since}"):
         return False
     frame = seats.frame(table, MailSettings.from_env().domain)
-    view = table.game.view(table.state, seat)
-    _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
-                                 deadlines.now(), table.game.default_move(table.state, seat), _reply(table, seat)))
+    _send(store, render.reminder(table.game.view(table.state, seat), decision, frame, to, _links(table, seat),
+                                 deadlines.now(), table.game.default_move(table.state, seat), reply_of(table, seat)))
     return True

@@ -15,7 +15,7 @@ plain text everywhere: escaped in HTML, never made a link.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, NotRequired, TypedDict
 
@@ -115,6 +115,7 @@ class Part(TypedDict):
 
 
 TALK_KINDS = frozenset({"talk", "talk_digest"})  # a message mailed by itself (or merged), in a digest
+DIGEST_DECISIONS = frozenset({"your_turn", "your_bid", "choose"})  # a decision as the daily digest lists it
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,18 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
                  finished: int | None = None) -> Mail:
     """What the public view shows of a finished round (by default the one before the view's): the works
     published, the best-work bonus, the standings and what comes next."""
+    facts = _round_facts(view, table, to, links, finished)
+    return _mail("round_result", f"Round {facts['finished']} is over", facts, table, to, links)
+
+
+def round_part(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks, finished: int) -> Part:
+    """A finished round as a daily digest lists it (`digest`), with the facts of its own mail."""
+    return {"kind": "round_result", "game": table.game_id, "seat": to.seat, "holder": to.holder, "since": None,
+            "summary": f"Round {finished} is over", "facts": _round_facts(view, table, to, links, finished)}
+
+
+def _round_facts(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+                 finished: int | None) -> dict[str, Any]:
     _check(view)
     if finished is None:
         finished = view["round"] if view["phase"] == "over" else view["round"] - 1
@@ -171,7 +184,7 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
                    key=lambda work: -work["value"])
     best = works[0]["value"] if works else None
     best_names = {w["name"] for w in works if w["value"] == best}
-    facts = {
+    return {
         **_frame(table, to, links),
         "finished": finished,
         "rounds": ROUNDS,
@@ -186,7 +199,6 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
         "start_player": table.names[view["start_player"]],
         "min_work_value": view["min_work_value"],
     }
-    return _mail("round_result", f"Round {finished} is over", facts, table, to, links)
 
 
 def game_over(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
@@ -362,19 +374,30 @@ def talk_mail(talk: list[Part], to: str, domain: str) -> Mail:
 
 
 def digest(parts: list[Part], to: str, domain: str) -> Mail | None:
-    """A day's messages of the games whose talk a player takes as a digest, as one mail: each game's
-    messages under its own heading with its seat link, in the game's thread when there is one game."""
+    """A player's daily mail: per game, the decision waiting for him (with its one-click answers), the
+    rounds finished since the last one, and the messages of its table since then, each game under its
+    own heading with its seat link, in the game's thread when there is one game. No parts, no mail."""
     if not parts:
         return None
     by_game: dict[str, list[Part]] = {}
     for part in parts:
         by_game.setdefault(part["game"], []).append(part)
-    subject = f"Table talk of the day: {_plural(len(parts), 'message', 'messages')} · Palazzo"
+    talk = [part for part in parts if part["kind"] in TALK_KINDS]
+    decisions = [part for part in parts if part["kind"] in DIGEST_DECISIONS]
+    said = [_plural(len(decisions), "game waits", "games wait") + " for you"] if decisions else []
+    said += [_plural(len(talk), "message", "messages")] if talk else []
+    rounds = len(parts) - len(talk) - len(decisions)
+    said += [_plural(rounds, "round", "rounds") + " over"] if rounds else []
+    subject = f"Your day at Palazzo: {', '.join(said)}"
     unsubscribe = parts[0]["facts"]["unsubscribe"]
     context = {"subject": subject, "name": parts[0]["facts"]["name"], "one_click": [], "seat_url": None,
                "unsubscribe": unsubscribe,
-               "games": [{"game_name": listed[0]["facts"]["game_name"], "seat_url": listed[0]["facts"]["seat_url"],
-                          "talk": [p["facts"] for p in listed]} for game_id, listed in by_game.items()]}
+               "games": [{"game_name": _title_of(listed[0]), "seat_url": listed[0]["facts"]["seat_url"],
+                          "decisions": [{"subject": p["summary"], "facts": p["facts"]} for p in listed
+                                        if p["kind"] in DIGEST_DECISIONS],
+                          "rounds": [p["facts"] for p in listed if p["kind"] == "round_result"],
+                          "talk": [p["facts"] for p in listed if p["kind"] in TALK_KINDS]}
+                         for listed in by_game.values()]}
     only = next(iter(by_game)) if len(by_game) == 1 else None
     return Mail(to=to, subject=subject, text=_text("digest", context), html=_html("digest", context),
                 headers=headers.build(domain, only, unsubscribe), kind="digest", game=only, parts=list(parts))
@@ -482,6 +505,49 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
         "decision": decision, "waiting": waiting, "reply": reply,
     }
     return _mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
+
+
+def grace(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
+          now: datetime, hours: int, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
+    """To a player whose deadline passed and who got the game's one grace instead of the default move:
+    until when he has (in his zone), that it comes once, and what will be played then. Made for his
+    decision (`since`), so that it leaves only while the decision is still his."""
+    facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "hours": hours, "reply": reply}
+    decision = (pending["seat"], pending["since"]) if reply is not None and "since" in pending else None
+    mail = _mail("grace", f"Your deadline passed: you have until {facts['deadline']}, once", facts, table, to,
+                 links, reply=reply, decision=decision)
+    return replace(mail, since=pending.get("since"))
+
+
+def paused(table: Table, to: Recipient, links: MailLinks, now: datetime, until: datetime) -> Mail:
+    """To everyone at the table: the host paused the game, until when, and what that does to deadlines."""
+    facts = {**_frame(table, to, links), "until": phrases.clock(until, to.time_zone),
+             "relative": phrases.relative(until, now)}
+    return _mail("paused", f"The host paused the game until {facts['until']}", facts, table, to, links)
+
+
+def resumed(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, to: Recipient, links: MailLinks,
+            now: datetime, moved: int) -> Mail:
+    """To everyone at the table: the game goes on, every deadline moved later by `moved` seconds, and
+    his own decision (if one waits for him) with its deadline now."""
+    _check(view)
+    decision = None
+    if pending is not None and pending.get("deadline_at"):
+        due = deadlines.parse(pending["deadline_at"])
+        asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **pending}
+        decision = {"pending": phrases.pending(asked, view), "deadline": phrases.clock(due, to.time_zone),
+                    "relative": phrases.relative(due, now)}
+    facts = {**_frame(table, to, links), "moved": _span(moved), "decision": decision}
+    return _mail("resumed", "The game goes on", facts, table, to, links)
+
+
+def _span(seconds: int) -> str:
+    """"2 days 3 hours", "5 hours 10 minutes", "40 minutes": a pause's length, to the minute."""
+    minutes = max(0, round(seconds / 60))
+    days, hours, minutes = minutes // 1440, minutes // 60 % 24, minutes % 60
+    said = [_plural(count, unit, unit + "s") for count, unit in ((days, "day"), (hours, "hour"), (minutes, "minute"))
+            if count]
+    return " ".join(said[:2]) or "less than a minute"
 
 
 def seat_left(to: str, name: str, game_id: str, title: str, why: str, reason: str | None, watch_url: str,

@@ -19,26 +19,29 @@ from service.web import unsubscribe
 from service.web.oneclick import answer_links
 from service.web.seat_link import seat_url
 
-DECISION_KINDS = frozenset({"your_turn", "your_bid", "choose", "reminder"})  # true while the decision waits
+DECISION_KINDS = frozenset({"your_turn", "your_bid", "choose", "reminder", "grace"})  # true while the decision waits
 EVERYONE_KINDS = frozenset({"round_result", "game_over"})  # mail to the whole table: only for mail "all"
 
 
 def recipient(store: Store, table: games.Table, seat: int, everyone: bool = False) -> render.Recipient | None:
-    """The seat's player, if he has an address and wants this mail (`everyone`: a mail to the whole
-    table, which a player who chose only his decisions does not get), in his time zone."""
+    """The seat's player, if he has an address and wants this mail of this game (his settings for it,
+    `preferences.effective`; `everyone`: a mail to the whole table, which a player who chose only his
+    decisions does not get), in his time zone."""
     entry = table.meta["seats"][seat]
     if not entry.get("email") or entry.get("bot"):
         return None
-    wanted = preferences.read(store, tokens.email_hash(entry["email"]))
+    wanted = preferences.effective(preferences.read(store, tokens.email_hash(entry["email"])), table.id)
     if _unwanted(wanted, everyone):
         return None
     return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"], table.holder(seat))
 
 
 def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
-    """The seat's page, its one-click answers and the unsubscribe link for its address."""
+    """The seat's page, its one-click answers and the unsubscribe link for its address: its one click
+    stops this game's mail (its page offers all mail too)."""
     found = answer_links(links, table, seat) if table.decision_of(seat) else {}
-    return {**found, "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]))}
+    email_hash = tokens.email_hash(table.meta["seats"][seat]["email"])
+    return {**found, "unsubscribe": unsubscribe.link(links, email_hash, game=table.id)}
 
 
 def talk_links(links: Links, table: games.Table, seat: int) -> render.MailLinks:
@@ -59,10 +62,10 @@ def claim(store: Store, game_id: str, what: str, ttl: int) -> bool:
     return store.claim(game_id, f"mailed:{what}", ttl)
 
 
-def decision_claim(seat: int, holder: int | None, since: int | None) -> str:
+def decision_claim(seat: int, holder: int | None, since: int | None, what: str = "decision") -> str:
     """What a decision mail claims: the seat's decision pending since `since`, for its holder then, so
-    that a newcomer to the seat gets the decision he takes over."""
-    return f"decision:{seat}:{holder}:{since}"
+    that a newcomer to the seat gets the decision he takes over (`what`: a mail about it, the grace)."""
+    return f"{what}:{seat}:{holder}:{since}"
 
 
 def still_due(store: Store, mail: Mail) -> str | None:
@@ -103,6 +106,7 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
     """Why a mail to `to` made for `made` (kind, game, seat, holder, since) is no longer true, or None.
     A mail from before holders and decisions were named (None) is checked without them."""
     game_id, seat, since = made["game"], made["seat"], made["since"]
+    wanted = preferences.effective(wanted, game_id)
     if _unwanted(wanted, made["kind"] in EVERYONE_KINDS):
         return f"its player does not take {made['kind']} mail (mail: {wanted['mail']})"
     head = games.heads(store, [game_id]).get(game_id)
@@ -115,13 +119,16 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
         return f"seat {seat} of game {game_id} has another address now"
     if made["kind"] in render.TALK_KINDS:
         return _talk_due(store, to, made)
+    if made["kind"] == "paused" and head.status != games.PAUSED:
+        return f"game {game_id} is no longer paused"
     if made["kind"] not in DECISION_KINDS:
         return None
     decision = next((d for d in head.pending if d["seat"] == seat), None)
     if decision is None or (since is not None and decision["since"] != since):
         return f"the decision of seat {seat} in game {game_id} (since {since}) was answered"
     if head.status == games.PAUSED:
-        store.unclaim(game_id, f"mailed:{decision_claim(seat, made['holder'], since)}")
+        own = "grace" if made["kind"] == "grace" else "decision"  # a grace mail claims its own (`workers.time_off`)
+        store.unclaim(game_id, f"mailed:{decision_claim(seat, made['holder'], since, own)}")
         return f"game {game_id} is paused; its resume mails the decision again"
     if head.status != games.RUNNING:
         return f"game {game_id} is {head.status}"

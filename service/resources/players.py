@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from service import games, invitations, messages, player_games, preferences, seats, signin
+from service import games, invitations, player_games, preferences, seats, settings, signin
 from service.problems import Problem
 from service.resources.common import blueprint, caller, documented, links, store
 from service.schemas import (AcceptedOut, MyGamesOut, MyGamesQuery, PlayerOut, RedeemIn, SettingsIn, SettingsOut,
@@ -67,28 +67,26 @@ def _player() -> str:
 @blp.response(200, SettingsOut)
 @documented(blp, "token_required")
 def get_my_settings():
-    """The caller's mail settings: his time zone, which mails he wants, and how each game's talk comes."""
+    """The caller's mail settings: his time zone, which mails he wants and at what rhythm, his reminders
+    and quiet hours, each game's own settings, and how each game's talk comes."""
     email = _player()
-    return {**preferences.read(store(), email), "talk": messages.mail_choices(store(), email)}
+    return settings.shown(store(), email)
 
 
 @blp.route("/me/settings", methods=["PUT"])
 @blp.arguments(SettingsIn())
 @blp.response(200, SettingsOut)
-@documented(blp, "token_required", "not_a_seat", body=True)
+@documented(blp, "token_required", "not_a_seat", "bad_reminders", "bad_quiet_hours", body=True)
 def set_my_settings(changes):
-    """Change the caller's time zone (IANA name), mail choice (all, decisions, none), or how the talk
-    of games he holds a seat in comes by mail (each, digest, none); nothing changes if one is refused."""
+    """Change the caller's time zone (IANA name), mail choice (all, decisions, none), rhythm (each, digest)
+    and digest hour, reminder steps, quiet hours, a game's own settings, or how the talk of games he
+    holds a seat in comes by mail (each, digest, none). Everything is checked first: nothing changes
+    if one is refused. A change of quiet hours or time zone moves his seats' deadlines out of them."""
     email = _player()
-    talk = changes.pop("talk", {})
-    held = games.seats_held(store(), email) if talk else {}
-    strangers = sorted(set(talk) - set(held))
-    if strangers:
-        raise Problem("not_a_seat", f"you hold no seat at game {strangers[0]}, so its talk is not yours to choose")
-    settings = preferences.write(store(), email, changes)
-    for game_id, choice in talk.items():
-        messages.choose_mail(store(), email, game_id, choice)
-    return {**settings, "talk": messages.mail_choices(store(), email)}
+    try:
+        return settings.change(store(), email, changes)
+    except preferences.Refused as refused:
+        raise Problem(refused.code, refused.detail, errors={"json": {refused.field: [refused.detail]}}) from None
 
 
 @blp.route("/sign-in", methods=["POST"])

@@ -78,6 +78,9 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
     "seat_left": lambda e, who: _left(e),
     "vacation_started": _away,
     "vacation_ended": _back,
+    "grace": lambda e, who: f"Time ran out for {who(e['seat'])}, who has a grace until {e['until']}, once.",
+    "deadline_moved": lambda e, who: f"The deadline of {who(e['seat'])} moved to {e['deadline_at']}, out of his "
+                                     "quiet hours.",
     "timeout": lambda e, who: f"Time ran out for {who(e['seat'])} ({name(e['kind'])}); the default was played.",
     "professions_kept": _kept,
     "round_started": lambda e, who: f"Round {e['round']} begins; {who(e['start_player'])} chooses first.",

@@ -1,8 +1,12 @@
 """Unsubscribing from a mail's link: GET asks, POST stops the mail (RFC 8058 one-click POSTs too).
 
 The link is signed for its address and purpose, so it stops only that address's mail. A link from a
+game's own mail (a decision, a reminder, a round's result) names the game: its one-click POST stops
+that game's mail only (the game's own `mail: none`), and its page offers all mail too. A link from a
 mail of table talk names its games too: its one-click POST stops their talk mail only, and its page
-also offers the daily digest (or one mail per message again) for them, or no mail at all.
+also offers the daily digest (or one mail per message again) for them, or no mail at all. A link
+naming no game stops all mail. Each page says what it stops and links to the settings page, where
+all of it can be undone.
 """
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from typing import Any
 
 from flask import Response, request
 
-from service import messages, preferences, web
+from service import games, messages, preferences, web
 from service.links import Links
 from service.problems import Problem
 from service.web.pages import blueprint, render
@@ -22,9 +26,11 @@ TALK_WORDS = {"each": "one mail per message", "digest": "one mail a day with the
               "none": "no mail for messages"}
 
 
-def link(links: Links, email_hash: str, games: list[str] | None = None) -> str:
-    """The address's unsubscribe link: from all mail, or (`games`) from those games' table talk."""
-    payload: dict[str, Any] = {"e": email_hash, **({"g": list(games)} if games else {})}
+def link(links: Links, email_hash: str, games: list[str] | None = None, game: str | None = None) -> str:
+    """The address's unsubscribe link: from all mail, from one `game`'s mail, or (`games`) from those
+    games' table talk."""
+    payload: dict[str, Any] = {"e": email_hash, **({"g": list(games)} if games else {}),
+                               **({"d": game} if game else {})}
     return links.url("/unsubscribe", t=links.sign(PURPOSE, payload))
 
 
@@ -32,24 +38,29 @@ def _opened(signed: str) -> dict[str, Any]:
     payload = web.links().open(PURPOSE, signed, MAX_AGE)
     games = payload.get("g", []) if isinstance(payload, dict) else None
     if not isinstance(payload, dict) or not isinstance(payload.get("e"), str) or not isinstance(games, list) \
-            or not all(isinstance(game_id, str) for game_id in games):
+            or not all(isinstance(game_id, str) for game_id in games) or not isinstance(payload.get("d", ""), str):
         raise Problem("bad_link", "this is not an unsubscribe link")
     return payload
 
 
+def _title(game_id: str | None) -> str | None:
+    head = games.heads(web.store(), [game_id]).get(game_id) if game_id else None
+    return games.title_of(head) if head is not None else game_id
+
+
 def _page(status: int = 200, **context: Any) -> Response:
     return render("unsubscribe.html", status, **{"token": "", "done": None, "error": None, "games": [],
-                                                 "choices": TALK_WORDS, **context})
+                                                 "game": None, "title": None, "choices": TALK_WORDS, **context})
 
 
 @bp.route("/unsubscribe", methods=["GET"])
 def confirm() -> Response:
     signed = request.args.get("t", "")[:1000]
     try:
-        games = _opened(signed).get("g", [])
+        payload = _opened(signed)
     except Problem:
-        games = []  # the POST says what is wrong with it
-    return _page(token=signed, games=games)
+        payload = {}  # the POST says what is wrong with it
+    return _page(token=signed, games=payload.get("g", []), game=payload.get("d"), title=_title(payload.get("d")))
 
 
 @bp.route("/unsubscribe", methods=["POST"])
@@ -59,12 +70,15 @@ def unsubscribe() -> Response:
         payload = _opened(signed)
     except Problem as problem:
         return _page(problem.status, error=problem.detail)
-    games = payload.get("g", [])
-    if not games or request.form.get("all") == "yes":
+    talk, game = payload.get("g", []), payload.get("d")
+    if request.form.get("all") == "yes" or not (talk or game):
         preferences.write(web.store(), payload["e"], {"mail": "none"})
         return _page(done="all")
+    if game:
+        preferences.set_game(web.store(), payload["e"], game, mail="none")
+        return _page(done="game", game=game, title=_title(game))
     choice = request.form.get("talk", "none")
     choice = choice if choice in preferences.TALK_CHOICES else "none"
-    for game_id in games:
+    for game_id in talk:
         messages.choose_mail(web.store(), payload["e"], game_id, choice)
-    return _page(done=TALK_WORDS[choice], games=games)
+    return _page(done=TALK_WORDS[choice], games=talk)

@@ -2,7 +2,8 @@
 // - live refresh: polls the game's event feed and its table talk, and redraws the page when the game moves on
 //   or somebody writes (or, while the player is filling in a form, says so instead of losing his input);
 // - the value of a work as bonus cards are ticked, before asking the server for the preview;
-// - a preview of a piece on the yard while the pointer or the focus is on a highlighted square.
+// - a preview of a piece on the yard while the pointer or the focus is on a highlighted square;
+// - on the settings page, the browser's own time zone chosen while the stored one is still the default.
 (function () {
   "use strict";
   var main = document.querySelector("main[data-game]");
@@ -81,7 +82,20 @@
     });
   }
 
+  function browserZone() {
+    var select = document.querySelector("select[data-browser-zone]"), zone;
+    if (!select) return;
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return; }
+    if (!zone || zone === select.value) return;
+    var option = Array.prototype.find.call(select.options, function (o) { return o.value === zone; });
+    if (!option) return;
+    select.value = zone;
+    var note = document.querySelector("[data-zone-note]");
+    if (note) note.hidden = false;
+  }
+
   follow();
   totals();
   previews();
+  browserZone();
 })();

@@ -1,0 +1,123 @@
+"""`/settings`: a signed-in player's mail settings in a form that works without JavaScript: his time
+zone (from the list of IANA names; the optional script preselects the browser's own while the stored
+one is still the default), which mail he takes and at what rhythm, his digest hour, reminder steps
+and quiet hours, each game's own settings and talk, and the games he unsubscribed from, each with a
+button to subscribe again. The form is checked whole by `service.settings.change`, the API's own
+path: a refusal is shown on the page and nothing is changed.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, redirect, request, url_for
+
+from service import games, preferences, settings, zones
+from service.web import session
+from service.web import store as web_store
+from service.web.pages import blueprint, render
+
+bp = blueprint("settings_page", __name__)
+MAIL_WORDS = {"all": "All of it: my decisions and reminders, round results and final scores",
+              "decisions": "Only my decisions and reminders", "none": "None at all (table talk included)"}
+RHYTHM_WORDS = {"each": "Each decision at once, in its own mail",
+                "digest": "One mail a day at my digest hour, with every game waiting for me"}
+TALK_WORDS = {"each": "each message", "digest": "in the daily digest", "none": "no mail"}
+GENERAL = ""  # a game's field left to his general setting
+
+
+def _steps(text: str) -> list[str]:
+    return [step.strip() for step in text.replace(";", ",").split(",") if step.strip()]
+
+
+def _games(email_hash: str) -> list[dict[str, Any]]:
+    """The games he holds a seat at, with their titles, oldest id first."""
+    held = games.seats_held(web_store(), email_hash)
+    return [{"id": game_id, "title": games.title_of(head), "seat": seat}
+            for game_id, (seat, head) in sorted(held.items())]
+
+
+def _page(email_hash: str, status: int = 200, error: str | None = None, field: str | None = None) -> Response:
+    shown = settings.shown(web_store(), email_hash)
+    held = _games(email_hash)
+    titles = {game["id"]: game["title"] for game in held}
+    return render("settings.html", status, shown=shown, held=held, error=error, field=field,
+                  flash=session.take_flash(), zones=sorted(zones.names()), mail_words=MAIL_WORDS,
+                  rhythm_words=RHYTHM_WORDS, talk_words=TALK_WORDS,
+                  unsubscribed=[{"id": game_id, "title": titles.get(game_id, game_id)}
+                                for game_id in preferences.unsubscribed(shown)],
+                  browser_zone=shown["time_zone"] == preferences.DEFAULTS["time_zone"])
+
+
+def _signed_in() -> str | None:
+    return session.current().email
+
+
+@bp.route("/settings", methods=["GET"])
+def show() -> Response:
+    email_hash = _signed_in()
+    if email_hash is None:
+        return render("settings.html", 200, shown=None, held=[], error=None, field=None, flash=[], zones=[],
+                      unsubscribed=[], browser_zone=False)
+    return _page(email_hash)
+
+
+def _changes(form: Any, held: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the form asks for, as the API would take it (checked by `settings.change`)."""
+    changes: dict[str, Any] = {key: form.get(key, "") for key in ("time_zone", "mail", "rhythm")}
+    hour = form.get("digest_hour", "")
+    changes["digest_hour"] = int(hour) if hour.isdigit() else hour
+    changes["reminders"] = _steps(form.get("reminders", ""))
+    start, end = form.get("quiet_from", "").strip(), form.get("quiet_to", "").strip()
+    changes["quiet"] = None if not start and not end else {"from": start, "to": end}
+    changes["games"], changes["talk"] = {}, {}
+    for game in held:
+        own: dict[str, Any] = {}
+        for key in ("rhythm", "mail"):
+            value = form.get(f"{key}-{game['id']}", GENERAL)
+            if value != GENERAL:
+                own[key] = value
+        steps = form.get(f"reminders-{game['id']}", "").strip()
+        if steps:
+            own["reminders"] = [] if steps.lower() == "none" else _steps(steps)
+        changes["games"][game["id"]] = own
+        talk = form.get(f"talk-{game['id']}")
+        if talk is not None:
+            changes["talk"][game["id"]] = talk
+    if not changes["talk"]:
+        changes.pop("talk")
+    return changes
+
+
+@bp.route("/settings", methods=["POST"])
+def save() -> Response:
+    email_hash = _signed_in()
+    if email_hash is None:
+        return redirect(url_for("settings_page.show"), 303)
+    changes = _changes(request.form, _games(email_hash))
+    talk = changes.get("talk", {})
+    if any(choice not in preferences.TALK_CHOICES for choice in talk.values()):
+        return _page(email_hash, 422, "a game's table talk comes as each message, in the digest, or not at all",
+                     "talk")
+    try:
+        settings.change(web_store(), email_hash, changes)
+    except preferences.Refused as refused:
+        return _page(email_hash, 422, refused.detail, refused.field)
+    session.flash("Your settings are saved.")
+    return redirect(url_for("settings_page.show"), 303)
+
+
+@bp.route("/settings/subscribe", methods=["POST"])
+def subscribe() -> Response:
+    """Take a game's mail again (`game`), or all mail again (no game)."""
+    email_hash = _signed_in()
+    if email_hash is None:
+        return redirect(url_for("settings_page.show"), 303)
+    game_id = request.form.get("game", "")
+    if game_id:
+        if game_id in preferences.read(web_store(), email_hash)["games"]:
+            preferences.set_game(web_store(), email_hash, game_id, mail=None)
+            session.flash("You take this game's mail again.")
+    else:
+        preferences.write(web_store(), email_hash, {"mail": "all"})
+        session.flash("Palazzo mails you again.")
+    return redirect(url_for("settings_page.show"), 303)
