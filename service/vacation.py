@@ -10,7 +10,7 @@ he moves (`returning`, inside the move's own commit), he says he is back (`end`)
 out (`end_due`, from the worker's wake, which `deadlines.wake_at` times by the earliest `until`).
 Coming back early moves his deadlines back by the unused part and refunds it to the bank; the time
 spent counts in whole hours, rounded up, so his deadlines have moved by exactly what the bank was
-charged.
+charged (then, like every deadline of his, out of his quiet hours, `deadlines.out_of_quiet`).
 
 Where it is kept, in the game's meta (public: the table reads it all):
 - `vacation_days`: the bank of each seat, in days (a game from before it was kept: DEFAULT_DAYS);
@@ -103,7 +103,9 @@ def start(store: Store, table: games.Table, seat: int, hours: Any = None, days: 
         meta = {**table.meta, "seats": seats, "vacations": [*table.meta.get("vacations", []), used]}
         try:
             return games._host_change(store, table, (games.RUNNING,), meta=meta,
-                                      pending=deadlines.shift_seat(table.pending, seat, timedelta(hours=asked)),
+                                      pending=deadlines.out_of_quiet(
+                                          deadlines.shift_seat(table.pending, seat, timedelta(hours=asked)), seat,
+                                          entry.get("quiet")),
                                       event={"type": "vacation_started", "seat": seat, "until": until})
         except Problem as problem:
             if problem.code != "stale_version":
@@ -154,7 +156,8 @@ def ended(table: games.Table, seat: int, how: str, now: datetime
             use.update(hours=spent, ended=deadlines.stamp(now), how=how)
             break
     meta = {**table.meta, "seats": seats, "vacations": uses}
-    pending = deadlines.shift_seat(table.pending, seat, -timedelta(hours=unused)) if unused else table.pending
+    pending = deadlines.out_of_quiet(deadlines.shift_seat(table.pending, seat, -timedelta(hours=unused)), seat,
+                                     entry.get("quiet")) if unused else table.pending
     return meta, pending, {"type": "vacation_ended", "seat": seat, "hours": spent}
 
 

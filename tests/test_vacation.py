@@ -6,6 +6,7 @@ and every bad input refused with its code and nothing changed. Replies by mail: 
 from __future__ import annotations
 
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -308,3 +309,23 @@ def test_replies_take_time_off_and_come_back_and_each_is_answered(app, client, m
     table = _table(app, game_id)
     assert not table.meta["seats"][0].get("away") and vacation.hours_left(table.meta, 0) == 168 - 12 - 1
     assert "welcome back" in mails(app, ANN, ("reply_done", "reply_refused"))[-1]["text"].lower()
+
+
+def test_his_moved_deadline_leaves_his_quiet_hours_and_he_may_come_back_in_a_paused_game(app, client, toy):
+    game_id, seats, host = toy
+    store = app.extensions["palazzo.store"]
+    table = _table(app, game_id)
+    moved = deadlines.parse(_due(table)[0]) + 2 * DAY
+    rome = ZoneInfo("Europe/Rome")
+    quiet = {"zone": "Europe/Rome", "from": f"{(moved - timedelta(hours=1)).astimezone(rome):%H:%M}",
+             "to": f"{(moved + timedelta(hours=2)).astimezone(rome):%H:%M}"}
+    entries = [dict(entry) for entry in table.meta["seats"]]
+    entries[0]["quiet"] = quiet
+    games._host_change(store, table, (games.RUNNING,), meta={**table.meta, "seats": entries})
+    assert client.post(f"/api/v1/games/{game_id}/vacation", headers=seats[0], json={"days": 2}).status_code == 200
+    due = deadlines.parse(_due(_table(app, game_id))[0])
+    assert due == deadlines.quiet_end(moved, quiet) and due > moved, "out of his quiet hours, as every deadline of his"
+
+    assert client.post(f"/api/v1/games/{game_id}/pause", headers=host, json={"hours": 2}).status_code == 200
+    back = client.delete(f"/api/v1/games/{game_id}/vacation", headers=seats[0])
+    assert back.status_code == 200 and back.get_json()["hours"] == 1 and back.get_json()["game"]["status"] == "paused"
