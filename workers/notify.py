@@ -218,7 +218,9 @@ def remind(game_id: str, seat: int, since: int, holder: int | None, opened: str)
     """A reminder timer has come: if the decision is still the holder's, send one reminder for the steps
     that have come and were not sent yet (each step once, by its claim), from the decision's deadline
     as it is now; then set the timer for the next step. A deadline moved later moves its steps: the
-    timer is set again for the new time instead. A paused game looks again when the pause ends."""
+    timer is set again for the new time instead. A paused game looks again when the pause ends, a player
+    who is away when he is due back (the steps that came meanwhile are skipped: the end of his vacation
+    mails him the decision again)."""
     store = context.store()
     table = games.load(store, game_id)
     decision = table.decision_of(seat)
@@ -229,6 +231,10 @@ def remind(game_id: str, seat: int, since: int, holder: int | None, opened: str)
     due = deadlines.parse(decision["deadline_at"])
     if table.status == games.PAUSED:
         _arm_reminder(store, table, seat, since, holder, opened, due, deadlines.parse(table.meta["paused_until"]))
+        return False
+    back = vacation.away_until(table.meta["seats"][seat])
+    if back:
+        _arm_reminder(store, table, seat, since, holder, opened, due, back)
         return False
     now = deadlines.now()
     come = [text for text, when in _steps(store, table, to, opened, due) if when <= now]
