@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from service import deadlines, games, mailbox
-from service.mail import render, seats
+from service.mail import recap, render, seats
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
 from tests.conftest import bearer, mailed_link, wait_for
@@ -51,7 +51,8 @@ def decision_part(app, game_id: str, seat: int, reminder: bool = False) -> tuple
     part = render.decision_part(table.game.view(table.state, seat), table.decision_of(seat),
                                 seats.frame(table, MailSettings.from_env().domain), to,
                                 seats.links_of(links, table, seat), deadlines.now(),
-                                table.game.default_move(table.state, seat), reminder=reminder)
+                                table.game.default_move(table.state, seat), reminder=reminder,
+                                recap=recap.of(store, table, seat, recap.REMINDER_LINES if reminder else recap.RECAP_LINES))
     return to.email, part
 
 

@@ -92,10 +92,19 @@ def found(text: str, secret: Secret) -> bool:
     return bool(re.search(rf"(?<![\w,.])({value}|{value:,})(?![\w,])", text))
 
 
-def exposed(text: str, view: dict[str, Any], reader: int | None) -> list[tuple[int, Secret]]:
+def told_sums(feed: list[dict[str, Any]]) -> set[Secret]:
+    """The sums of florins the whole table was told in the public feed: what each payout's split gave
+    (the story says "took 4 PP and 700 florins"), which may equal a seat's cash when he had none."""
+    return {("florins", entry["event"]["florins"]) for entry in feed
+            if (entry.get("event") or {}).get("type") == "payout_split"}
+
+
+def exposed(text: str, view: dict[str, Any], reader: int | None,
+            told: set[Secret] = frozenset()) -> list[tuple[int, Secret]]:
     """(seat, secret) of every other seat's private fact that the text shows its reader (None: the host,
-    a spectator or anyone who holds no seat)."""
-    known = known_to(view, reader)
+    a spectator or anyone who holds no seat); `told` is what the public feed said to everyone
+    (`told_sums`), no secret even where it equals one."""
+    known = known_to(view, reader) | told
     return [(seat, secret) for seat in range(len(view["players"])) if seat != reader
             for secret in sorted(secrets_of(view, seat) - known, key=str) if found(text, secret)]
 

@@ -1,7 +1,8 @@
 """Who gets which mail, and when: one job per public commit looks at the game as it is now.
 
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
-  one-click answers, at once, or (his rhythm for the game is `digest`) in his daily digest
+  one-click answers, what happened since his last decision (`service.mail.recap`) and his
+  principality, at once, or (his rhythm for the game is `digest`) in his daily digest
   (`workers.digest`); and reminders on his schedule (`preferences` `reminders`: "50%" of the time,
   "1h" before) while the decision is still his, each step once (`remind`, on a timer);
 - everyone with an address gets the round's result when a round ends (or in his digest) and the
@@ -28,7 +29,7 @@ from datetime import timedelta
 
 from service import deadlines, games, preferences, timers, tokens, vacation
 from service.inbound import address
-from service.mail import render, seats
+from service.mail import recap, render, seats
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
 from service.store import Store, email_key
@@ -138,7 +139,8 @@ def game(game_id: str) -> int:
             continue
         view = table.game.view(table.state, seat)
         part = render.decision_part(view, decision, frame, to, _links(table, seat), now,
-                                    table.game.default_move(table.state, seat), reply_of(table, seat))
+                                    table.game.default_move(table.state, seat), reply_of(table, seat),
+                                    recap=recap.of(store, table, seat))
         _send_decision(store, part, to.email, due)
         sent += 1
     sent += _to_everyone(store, table, frame) + time_off.mails(store, table, frame, now)
@@ -243,7 +245,8 @@ def remind(game_id: str, seat: int, since: int, holder: int | None, opened: str)
         frame = seats.frame(table, MailSettings.from_env().domain)
         view = table.game.view(table.state, seat)
         _send(store, render.reminder(view, decision, frame, to, _links(table, seat), now,
-                                     table.game.default_move(table.state, seat), reply_of(table, seat)))
+                                     table.game.default_move(table.state, seat), reply_of(table, seat),
+                                     recap=recap.of(store, table, seat, recap.REMINDER_LINES)))
     _arm_reminder(store, table, seat, since, holder, opened, due, now)
     return bool(fresh)
 
@@ -259,6 +262,8 @@ def reminder(game_id: str, seat: int, since: int, holder: int = 0) -> bool:
             or to.holder != holder or not _claim(store, game_id, f"reminder:{seat}:{holder}:{since}"):
         return False
     frame = seats.frame(table, MailSettings.from_env().domain)
-    _send(store, render.reminder(table.game.view(table.state, seat), decision, frame, to, _links(table, seat),
-                                 deadlines.now(), table.game.default_move(table.state, seat), reply_of(table, seat)))
+    view = table.game.view(table.state, seat)
+    _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
+                                 deadlines.now(), table.game.default_move(table.state, seat), reply_of(table, seat),
+                                 recap=recap.of(store, table, seat, recap.REMINDER_LINES)))
     return True

@@ -129,8 +129,9 @@ def _publish_note(move: Move, fills: list[Fill], me: dict[str, Any]) -> str:
     return note
 
 
-def picture(me: dict[str, Any]) -> str:
-    """A seat's yard with its coordinates: # the Palazzo, w/l/p landscapes, digits its buildings."""
+def marks(me: dict[str, Any]) -> tuple[list[list[str]], list[str]]:
+    """A seat's yard as one mark a square (# the Palazzo, w/l/p landscapes, digits its buildings, . empty)
+    and the buildings' legend ("1 library"): the text grid and the HTML mail's table show the same marks."""
     grid = [["." for _ in range(GRID_COLS)] for _ in range(GRID_ROWS)]
     for row, col in PALAZZO:
         grid[row][col] = "#"
@@ -142,6 +143,12 @@ def picture(me: dict[str, Any]) -> str:
         for row, col in piece["squares"]:
             grid[row][col] = str(number % 10)
         legend.append(f"{number % 10} {name(piece['kind'])}")
+    return grid, legend
+
+
+def picture(me: dict[str, Any]) -> str:
+    """A seat's yard with its coordinates, in the marks of `marks`."""
+    grid, legend = marks(me)
     lines = ["     " + " ".join(COLUMNS)]
     lines += [f"  {row + 1}  " + " ".join(grid[row]) for row in range(GRID_ROWS)]
     lines.append("  # Palazzo, w woods, l lake, p park, . empty" + "".join(f", {item}" for item in legend))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
@@ -25,8 +25,11 @@ from engine import get_game
 from engine.core import Move
 from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, titles
-from service.mail import headers, phrases
+from service.mail import headers, phrases, yard_table
 from service.mail.message import Mail
+
+if TYPE_CHECKING:
+    from service.mail.recap import Recap
 
 GAME = "princes-of-florence"
 CHOOSE_KINDS = ("keep_professions", "choose_card", "place_landscape", "use_enticement", "split_payout")
@@ -152,9 +155,11 @@ def decision_kind(kind: str) -> str:
 
 
 def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-             now: datetime, default_move: Move | None = None, reply: Reply | None = None) -> Mail:
-    """The decision mail's facts again, headed as a reminder, with the time left as of `now`."""
-    part = decision_part(view, pending, table, to, links, now, default_move, reply, reminder=True)
+             now: datetime, default_move: Move | None = None, reply: Reply | None = None, *,
+             recap: Recap | None = None) -> Mail:
+    """The decision mail's facts again, headed as a reminder, with the time left as of `now` (and,
+    with `recap`, a short one: what happened since)."""
+    part = decision_part(view, pending, table, to, links, now, default_move, reply, reminder=True, recap=recap)
     return part_mail(part, to.email, table.domain)
 
 
@@ -309,12 +314,13 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 
 def decision_part(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
                   now: datetime, default_move: Move | None = None, reply: Reply | None = None,
-                  reminder: bool = False) -> Part:
+                  reminder: bool = False, recap: Recap | None = None) -> Part:
     """A seat's decision as a mail shows it, alone (`part_mail`) or among others (`merged`); a
-    reminder shows the same facts under its own heading."""
+    reminder shows the same facts under its own heading. `recap` (`service.mail.recap.of`, made from
+    the seat's redacted feed by the caller) tells what happened since the seat's last decision."""
     kind = decision_kind(pending["kind"])
     facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "reply": reply,
-             "mail": kind, "reminder": reminder}
+             "mail": kind, "reminder": reminder, "recap": recap}
     summary = _SUMMARIES[kind](facts)
     return {"kind": "reminder" if reminder else kind, "game": table.game_id, "seat": pending["seat"],
             "holder": to.holder, "since": pending.get("since"),
@@ -432,6 +438,7 @@ def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table,
         "relative": phrases.relative(due, now),
         "default": get_game(GAME).describe(default_move) if default_move else None,
         "lot": _lot(view, table, to.seat) if asked["kind"] == "bid" else None,
+        "yard": yard_table.grid(me, "Your principality"),
     }
 
 
@@ -502,7 +509,7 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
         "hand": phrases.names(private.get("hand", [])), "bonus_cards": len(private.get("bonus_cards", [])),
         "standings": [{"name": table.names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == to.seat}
                       for p in sorted(view["players"], key=lambda p: -p["prestige"])],
-        "decision": decision, "waiting": waiting, "reply": reply,
+        "decision": decision, "waiting": waiting, "reply": reply, "yard": yard_table.grid(me, "Your principality"),
     }
     return _mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
 

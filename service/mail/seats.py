@@ -37,9 +37,10 @@ def recipient(store: Store, table: games.Table, seat: int, everyone: bool = Fals
 
 
 def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
-    """The seat's page, its one-click answers and the unsubscribe link for its address: its one click
-    stops this game's mail (its page offers all mail too)."""
-    found = answer_links(links, table, seat) if table.decision_of(seat) else {}
+    """The seat's page (in every mail of the seat: a round's result and the final scores too), its
+    one-click answers and the unsubscribe link for its address: its one click stops this game's mail
+    (its page offers all mail too)."""
+    found = answer_links(links, table, seat) if table.decision_of(seat) else {"seat": seat_url(links, table, seat)}
     email_hash = tokens.email_hash(table.meta["seats"][seat]["email"])
     return {**found, "unsubscribe": unsubscribe.link(links, email_hash, game=table.id)}
 
