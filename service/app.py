@@ -21,16 +21,16 @@ from service.games import LOAD_FIELDS
 from service.inbound import endpoint as inbound
 from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
-from service.resources import events, games, health, host, leaving, messages, moves, orders, players
+from service.resources import events, games, health, host, leaving, messages, moves, orders, players, vacation
 from service.resources import seats as open_seats
 from service.spec import describe_games
 from service.web import (create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events, oneclick, pages,
-                         seat_link, seat_page, settings_page, signin_page, talk, unsubscribe, watch)
+                         seat_link, seat_page, settings_page, signin_page, talk, unsubscribe, vacation_form, watch)
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.blp, open_seats.blp, leaving.blp,
-              players.blp, health.blp]
-PAGES = [home, signin_page, seat_link, seat_page, watch, talk, create_page, host_page, join_page, oneclick, leave_link,
-         unsubscribe, settings_page, dev_mailbox,
+              vacation.blp, players.blp, health.blp]
+PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, create_page, host_page, join_page,
+         oneclick, leave_link, unsubscribe, settings_page, dev_mailbox,
          mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
                   "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth

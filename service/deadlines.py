@@ -33,7 +33,8 @@ def parse(text: str) -> datetime:
 
 def wake_at(table: Any, at: datetime, compact_after: float) -> float | None:
     """When a worker must next look at the game (epoch seconds), None for never: a running game's
-    earliest deadline, the end of a pause, or, once finished, when it is compacted."""
+    earliest deadline or end of a player's vacation (`seats[n].away`, which the worker ends), the end
+    of a pause, or, once finished, when it is compacted."""
     if table.status == "paused":
         return parse(table.meta["paused_until"]).timestamp()
     if table.status == "finished":
@@ -41,6 +42,7 @@ def wake_at(table: Any, at: datetime, compact_after: float) -> float | None:
     if table.status != "running":
         return None
     due = [parse(d["deadline_at"]).timestamp() for d in table.pending if d.get("deadline_at")]
+    due += [parse(entry["away"]["until"]).timestamp() for entry in table.meta["seats"] if entry.get("away")]
     return min(due) if due else None
 
 

@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any, Callable
 
 from engine.core import IllegalMove, get_game, redact, word
-from service import deadlines, lobby, preferences, titles, tokens
+from service import deadlines, lobby, preferences, titles, tokens, vacation
 from service.problems import Problem
 from service.store import Committed, Store, dumps, email_key, feed_channel, game_key, loads, lobby_key, token_key
 
@@ -341,6 +341,7 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
         "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
         "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
         "remove_after": spec.get("remove_after"), "grace_hours": spec.get("grace_hours"),
+        "vacation_days": spec.get("vacation_days", vacation.DEFAULT_DAYS),
     }
     meta["title"] = spec.get("title") or default_title(meta)
     for invite in invitations:
@@ -541,6 +542,7 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], 
                                    for number, other in enumerate(table.meta["seats"]) if number != seat):
         raise Problem("duplicate_email", "each address may hold one seat of a game")
     old = table.meta["seats"][seat]
+    table, came_back = vacation.handed_over(table, seat)
     with store.redis.pipeline(transaction=False) as pipe:
         entry, token, invite = _seat_entry(store, table.id, seat, player, pipe)
         pipe.execute()
@@ -558,7 +560,7 @@ def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], 
         {"type": "seat_replaced", "seat": seat, "name": entry["name"], **({"joined": True} if proved else {})}
     try:
         table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats},
-                             pending=pending, event=event)
+                             pending=table.pending if pending is None and came_back else pending, event=event)
     except Problem:
         _drop_seat_keys(store, table.id, seat, entry, keep_email=old.get("email_hash"))
         raise
@@ -607,6 +609,7 @@ def vacate_seat(store: Store, table: Table, seat: int, why: str, reason: str | N
             raise Problem("not_a_seat", f"seat {seat} has been handed to someone else meanwhile")
         if old.get("bot"):
             raise Problem("seat_is_bot", f"a bot plays seat {seat}: hand it to a player instead")
+        table, came_back = vacation.handed_over(table, seat)
         left = {"name": old["name"], "why": why, "reason": reason, "at": deadlines.stamp(deadlines.now())}
         entry = {"name": old["name"], "bot": None, "email": None, "token": None, "open": True,
                  "holder": holder_of(old) + 1, "standin": STAND_IN, "missed": 0, "left": left}
@@ -614,6 +617,7 @@ def vacate_seat(store: Store, table: Table, seat: int, why: str, reason: str | N
         seats[seat] = entry
         try:
             table = _host_change(store, table, (OPEN, RUNNING, PAUSED), meta={**table.meta, "seats": seats},
+                                 pending=table.pending if came_back else None,
                                  event={"type": "seat_left", "seat": seat, "name": old["name"], "why": why,
                                         "reason": reason})
         except Problem as problem:

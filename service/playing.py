@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import engine.bots
 from engine.core import IllegalMove
-from service import deadlines, grace, told
+from service import deadlines, grace, told, vacation
 from service.games import (ATTEMPTS, FINISHED, MISSED_TURNS, RUNNING, STAND_IN, Table, feed_entry, follow_up, load,
                            refused)
 from service.problems import Problem
@@ -48,7 +48,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     revision: no version, no event, and the log gets it only before the next public move. With
     `answer`, the document it builds from the new table is stored under `idempotency_key` in the same
     atomic step; `also` rides along in the commit's round trip (`Store.commit`). Without `follow`, the
-    caller tells the followups itself (after several moves of one turn, say). The move that ends the
+    caller tells the followups itself (after several moves of one turn, say). A public move of the seat's
+    own player (not a deadline's, not a bot's) ends his vacation in the same commit. The move that ends the
     game keeps its result beside the state, where lists of games read it (`games.Head`). Raises
     Problem(422) with the engine's code for an illegal move.
     """
@@ -64,8 +65,12 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     decisions = table.game.pending(state)
     private = (table.game.move_types[move["type"]].get("private", False) and status == RUNNING
                and [(d["seat"], d["kind"]) for d in decisions] == [(d["seat"], d["kind"]) for d in table.pending])
+    loaded, back = table, None if timeout or bot or private else vacation.returning(table, seat, now)
+    if back:  # his own move ends his vacation, before his new deadlines are scheduled
+        table, back = back
     meta = _missed_turns(table, seat, timeout, bot, now) if table.decision_of(seat) and not private else None
     before, after = told.feed_events(table.meta["seats"][seat], meta["seats"][seat], seat) if meta else ([], [])
+    meta = meta or (table.meta if back else None)
     entry = {"seat": seat, "move": move, "at": deadlines.stamp(now)}
     if timeout:
         entry["timeout"] = True
@@ -84,6 +89,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         public = [e for e in events if "private_to" not in e]
         if timeout:
             public.insert(0, {"type": "timeout", "seat": seat, "kind": table.decision_of(seat)["kind"]})
+        if back:
+            public.insert(0, back)
         public = before + public + after
         stored = [feed_entry(version, seat, e, timeout) for e in public]
     new = Table(table.id, version, table.rev + 1, status, meta or table.meta, state, pending, private_moves,
@@ -101,7 +108,7 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         wake=deadlines.wake_at(new, now, store.compact_after),
     )
     if outcome.outcome != "ok":
-        return Played(outcome, table, [])
+        return Played(outcome, loaded, [])
     if follow:
         follow_up(store, new)
     return Played(outcome, new, events, body)

@@ -121,6 +121,9 @@ class GameIn(Schema):
                                                "choice, the deadline moves this many hours later (once per seat) "
                                                "instead of the default move, and the player is mailed. Null or "
                                                "left out: no grace."})
+    vacation_days = Int(load_default=7, validate=validate.Range(min=0, max=30), metadata={
+        "description": "Each player's vacation bank at this game, in days: time off he takes in whole hours or days "
+                       "(POST /games/{id}/vacation), during which only his deadlines stand still. 0: none."})
     seed = Int(load_default=None, allow_none=True, validate=validate.Range(min=0, max=2**53))
     setup = GameDoc("setup", load_default=None, allow_none=True,
                     metadata={"description": "An explicit setup instead of one drawn from the seed."})
@@ -150,6 +153,28 @@ class SeatLeftOut(Schema):
     at = fields.String(metadata={"description": "When, UTC ISO time."})
 
 
+@always_present()
+class AwayOut(Schema):
+    start = fields.String(attribute="from", data_key="from",
+                          metadata={"description": "When he went away, UTC ISO time."})
+    until = fields.String(metadata={"description": "When he is due back, UTC ISO time; his deadlines stand still "
+                                                   "until then."})
+
+
+@always_present()
+class VacationUseOut(Schema):
+    seat = Int(metadata={"description": SEAT_NUMBER})
+    holder = Int(metadata={"description": "The seat's holder generation then (0: its first player)."})
+    start = fields.String(attribute="from", data_key="from", metadata={"description": "When it began, UTC ISO time."})
+    until = fields.String(metadata={"description": "When it was to end, UTC ISO time."})
+    asked = Int(metadata={"description": "Hours asked for (and charged to the bank at the start)."})
+    hours = Int(allow_none=True, metadata={"description": "Hours it took, rounded up; null while it lasts."})
+    ended = fields.String(allow_none=True, metadata={"description": "When it ended; null while it lasts."})
+    how = fields.String(allow_none=True, validate=validate.OneOf(["back", "moved", "over", "handed"]), metadata={
+        "description": "back: he said so; moved: he moved; over: its time ran out; handed: the seat changed hands. "
+                       "Null while it lasts."})
+
+
 @always_present("email", "bounced")
 class SeatOut(Schema):
     seat = Int(metadata={"description": SEAT_NUMBER})
@@ -166,6 +191,9 @@ class SeatOut(Schema):
                                                    "stand-in plays it at its deadlines until someone takes it)."})
     left = fields.Nested(SeatLeftOut, allow_none=True, metadata={
         "description": "Why the seat is open, when its last player left it or was removed; null otherwise."})
+    away = fields.Nested(AwayOut, allow_none=True, metadata={
+        "description": "While the seat's player is on vacation: since and until when. Null otherwise."})
+    vacation_left = Int(metadata={"description": "Hours left in the vacation bank of the seat's player."})
 
 
 @always_present()
@@ -226,6 +254,9 @@ class GameOut(Schema):
                                                                 "deadline, in hours; null: none."})
     public = fields.Boolean(metadata={"description": "Listed in the lobby while a seat is open."})
     start_when_full = fields.Boolean(metadata={"description": "Starts by itself when the last open seat is taken."})
+    vacation_days = Int(metadata={"description": "Each player's vacation bank at this game, in days."})
+    vacations = fields.List(fields.Nested(VacationUseOut), metadata={
+        "description": "Every vacation taken at this game, oldest first."})
     undelivered = fields.List(fields.Nested(UndeliveredOut), metadata={
         "description": "Host only: mail that did not reach a player; never its subject or text."})
     replies = fields.List(fields.Nested(ReplyNoteOut), metadata={
@@ -629,6 +660,23 @@ class SeatReplacedOut(Schema):
     seat = Int(metadata={"description": SEAT_NUMBER})
     token = fields.String(allow_none=True, metadata={"description": "The new seat's token when it has no address."})
     game = fields.Nested(GameOut)
+
+
+class VacationIn(Schema):
+    hours = Int(metadata={"description": "Time off in whole hours (at least 1); or give `days`.", "minimum": 1})
+    days = Int(metadata={"description": "Time off in whole days of 24 hours (at least 1); or give `hours`.",
+                         "minimum": 1})
+
+
+@always_present()
+class VacationOut(Schema):
+    seat = Int(metadata={"description": SEAT_NUMBER})
+    away = fields.Nested(AwayOut, allow_none=True, metadata={"description": "Since and until when he is away; "
+                                                                            "null once he is back."})
+    hours_left = Int(metadata={"description": "Hours left in his vacation bank at this game."})
+    hours = Int(allow_none=True, metadata={"description": "Ending a vacation: the hours it took, rounded up (the "
+                                                          "rest went back to the bank). Null when starting one."})
+    game = fields.Nested(GameOut, metadata={"description": "The game as the caller sees it now."})
 
 
 class LeaveIn(Schema):

@@ -206,6 +206,12 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
             assert call("POST", f"{talk}/1/hide", host).status_code == 200
             assert call("POST", f"{talk}/2/hide", host).status_code == 404
             assert call("PUT", "/api/v1/me/settings", ann, json={"talk": {game_id: "digest"}}).status_code == 200
+            vacation = f"/api/v1/games/{game_id}/vacation"
+            assert call("POST", vacation, bea, json={"days": 1}).status_code == 200
+            assert call("POST", vacation, bea, json={"hours": 1}).status_code == 409
+            assert call("POST", vacation, ann, json={"hours": 1, "days": 1}).status_code == 422
+            assert call("DELETE", vacation, bea).status_code == 200
+            assert call("DELETE", vacation, bea).status_code == 409
         if number == 9:
             assert call("POST", f"/api/v1/games/{game_id}/pause", host, json={"hours": 1}).status_code == 200
             assert call("POST", f"/api/v1/games/{game_id}/moves", bea,

@@ -124,9 +124,10 @@ def test_security_says_which_operations_refuse_an_anonymous_caller(client):
             assert operation["security"] == [{"token": []}], (path, method)
         else:
             assert {} in operation["security"] or operation["security"] == [], (path, method, answer.status_code)
-    assert len(token_only) == 24 and {"submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
+    # 26: taking and ending a vacation (takeVacation, endVacation) act for the caller's seat, as leaving does
+    assert len(token_only) == 26 and {"submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
                                       "renewJoinLink", "listMyGames", "renameGame", "leaveGame", "removePlayer",
-                                      "postMessage", "hideMessage"} <= set(token_only)
+                                      "postMessage", "hideMessage", "takeVacation", "endVacation"} <= set(token_only)
     assert "listMessages" in anyone
     signing_in = {op["operationId"]: op["security"] for _, _, op in _operations(_spec())
                   if op.get("operationId") in ("requestSignIn", "redeemSignIn")}

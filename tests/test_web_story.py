@@ -21,13 +21,16 @@ BOT_GAMES = [  # seats, bots, options: both biddings, with and without passing o
 
 
 def _hosted_games(app, client) -> list[str]:
-    """What only a deadline or the host raises: a timeout (which, with `missed_turns` 1, puts the stand-in
-    in, until the player's own move), a pause and its end, a player removed, his seat handed to a bot (who
-    then plays the game out), and, in a second game, a seat opened before the start, a new title and a cancel;
-    in a third, a grace and a deadline moved out of new quiet hours."""
+    """What only a deadline, the host or a player's time off raises: a vacation and its end, a timeout (which,
+    with `missed_turns` 1, puts the stand-in in, until the player's own move), a pause and its end, a player
+    removed, his seat handed to a bot (who then plays the game out), and, in a second game, a seat opened
+    before the start, a new title and a cancel; in a third, a grace and a deadline moved out of new quiet hours."""
     store = app.extensions["palazzo.store"]
     created = new_game(client, game=POF, seats=3, bots={1: "random", 2: "greedy"}, missed_turns=1)
     game_id, host = created["game"]["id"], bearer(created["tokens"]["host"])
+    seat = bearer(seat_tokens(created)[0])
+    assert client.post(f"/api/v1/games/{game_id}/vacation", headers=seat, json={"hours": 2}).status_code == 200
+    assert client.delete(f"/api/v1/games/{game_id}/vacation", headers=seat).status_code == 200
     assert playing.default_on(store, games.load(store, game_id), 0, force=True)[1]
     table = games.load(store, game_id)
     assert table.decision_of(0) is not None, "the bots played on to P0's next decision"

@@ -1,5 +1,6 @@
 """What a game needs from a worker when its wake time comes: the default move of every overdue
-decision, the end of a pause that has run out, and, some time after it finished, compaction.
+decision, the end of a pause or of a player's vacation that has run out, and, some time after it
+finished, compaction.
 
 Every commit writes the game's wake time into its shard's wake index in the same atomic step
 (`service.store`). `poll` runs in every worker (a thread of `palazzo worker`, every
@@ -16,7 +17,7 @@ import logging
 
 from rq import Queue
 
-from service import clock, games, leaving, playing, timers
+from service import clock, games, leaving, playing, timers, vacation
 from service.store import shard_of, woken_key
 from workers import context
 
@@ -39,6 +40,7 @@ def wake(game_id: str) -> int:
         if at is not None and at <= clock.time():
             store.compact(game_id)
         return 0
+    table = vacation.end_due(store, table)
     played = 0
     for _ in range(MAX_DEFAULTS):
         decisions = playing.overdue(table)

@@ -8,6 +8,8 @@
 - everyone with an address gets the round's result when a round ends (or in his digest) and the
   scores at the end;
 - grace, pause and resume mails (`workers.time_off`);
+- while a player is away (`service.vacation`) his decision mails wait for the commit that ends his
+  vacation;
 - a player who has taken over a seat of a game under way (`joined`, set by `games.replace_seat`) gets
   a welcome mail with where the game stands, once per holder;
 - a player whose decision ran out gets what the deadline played for him (`service.told`), once per
@@ -27,7 +29,7 @@ import json
 import os
 from datetime import timedelta
 
-from service import deadlines, games, preferences, timers, tokens, told
+from service import deadlines, games, preferences, timers, tokens, told, vacation
 from service.inbound import address
 from service.mail import recap, render, seats
 from service.mail.message import Mail
@@ -130,7 +132,7 @@ def game(game_id: str) -> int:
     told_seats: set[int] = set()
     for decision in table.pending if table.status == games.RUNNING else []:
         seat = decision["seat"]
-        to = seats.recipient(store, table, seat)
+        to = None if vacation.away_until(table.meta["seats"][seat], now) else seats.recipient(store, table, seat)
         if to is None or not _claim(store, game_id, seats.decision_claim(seat, to.holder, decision["since"])):
             continue
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
@@ -248,7 +250,9 @@ def remind(game_id: str, seat: int, since: int, holder: int | None, opened: str)
     """A reminder timer has come: if the decision is still the holder's, send one reminder for the steps
     that have come and were not sent yet (each step once, by its claim), from the decision's deadline
     as it is now; then set the timer for the next step. A deadline moved later moves its steps: the
-    timer is set again for the new time instead. A paused game looks again when the pause ends."""
+    timer is set again for the new time instead. A paused game looks again when the pause ends, a player
+    who is away when he is due back (the steps that came meanwhile are skipped: the end of his vacation
+    mails him the decision again)."""
     store = context.store()
     table = games.load(store, game_id)
     decision = table.decision_of(seat)
@@ -259,6 +263,10 @@ def remind(game_id: str, seat: int, since: int, holder: int | None, opened: str)
     due = deadlines.parse(decision["deadline_at"])
     if table.status == games.PAUSED:
         _arm_reminder(store, table, seat, since, holder, opened, due, deadlines.parse(table.meta["paused_until"]))
+        return False
+    back = vacation.away_until(table.meta["seats"][seat])
+    if back:
+        _arm_reminder(store, table, seat, since, holder, opened, due, back)
         return False
     now = deadlines.now()
     come = [text for text, when in _steps(store, table, to, opened, due) if when <= now]

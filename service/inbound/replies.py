@@ -42,11 +42,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core import LEAVE, Parsed, Unreadable, grammar_of, read_commands
-from service import deadlines, games, leaving, messages, playing, ratelimit, tokens
+from service import deadlines, games, leaving, messages, playing, preferences, ratelimit, tokens, vacation
 from service.inbound import address, inbox, message
 from service.inbound import talk as talk_lines
+from service.inbound import vacation_lines
 from service.links import Links
-from service.mail import headers, render, seats
+from service.mail import headers, phrases, render, seats
 from service.mail.settings import MailSettings
 from service.problems import Problem
 from service.store import Store
@@ -54,7 +55,7 @@ from service.store import Store
 log = logging.getLogger(__name__)
 
 STATUS = {"done": "applied", "refused": "refused", "stale": "stale", "help": "help", "closed": "closed",
-          "leave": "leave_asked", "left": "left", "said": "said"}
+          "leave": "leave_asked", "left": "left", "said": "said", "vacation": "vacation"}
 FINAL = frozenset(STATUS.values()) | {"ignored", "unreadable"}
 MAX_COMMANDS = 20  # lines of one reply that are played; each is a commit, and a turn takes a few
 NOTICE_EVERY = 3600  # seconds between two notices to a seat about mail for it that was not played
@@ -128,11 +129,46 @@ class Replies:
             return self._leave(table, seat, holder, mail, key)
         if plan.get("kind") == "leave":
             plan = {**plan, "confirm_url": leaving.leave_url(self.links, table, seat)}
-        outcome, table = self._play(table, seat, plan, key) if "moves" in plan else (_answered_at_once(plan), table)
+        time_off = self._time_off(table, seat, plan, key) if plan.get("time_off") else None
+        if time_off is not None:
+            table = games.load(self.store, table.id)
+        if plan.get("kind") == "vacation":
+            outcome = {**time_off, "ignored": plan.get("ignored", [])}
+        else:
+            outcome, table = self._play(table, seat, plan, key) if "moves" in plan else (_answered_at_once(plan), table)
+            if time_off is not None:
+                outcome = {**outcome, "vacation": time_off.get("vacation") or time_off.get("reason")}
         outcome = {**outcome, "said": said, "unsaid": unsaid}
         self._answer(table, seat, mail, outcome, key)
         detail = outcome.get("reason") or "; ".join(outcome.get("done") or []) or outcome["kind"]
         return self._finish(key, STATUS[outcome["kind"]], detail, game_id, seat)
+
+    def _time_off(self, table: games.Table, seat: int, plan: dict[str, Any], key: str) -> render.Outcome:
+        """Take the time off a `vacation` line asks for, or come back for a `back` line (`service.vacation`),
+        once: the outcome is kept with the plan, so a retry answers it again instead of asking twice."""
+        if plan.get("time_off_done"):
+            return plan["time_off_done"]
+        asked = plan["time_off"]
+        zone = preferences.read(self.store, table.meta["seats"][seat]["email_hash"])["time_zone"]
+        try:
+            if asked["kind"] == vacation_lines.BACK:
+                table, hours = vacation.end(self.store, table, seat)
+                words = (f"welcome back to “{games.title_of(table)}”: your vacation took {vacation.span(hours)}, and "
+                         f"{vacation.span(vacation.hours_left(table.meta, seat))} of vacation is left.")
+            else:
+                table = vacation.start(self.store, table, seat, asked.get("hours"), asked.get("days"))
+                until = deadlines.parse(table.meta["seats"][seat]["away"]["until"])
+                words = (f"you are away from “{games.title_of(table)}” until {phrases.clock(until, zone)}: only your "
+                         "deadlines stand still until then (the others play on), and your decision mails wait. "
+                         f"{vacation.span(vacation.hours_left(table.meta, seat))} of vacation is left. Reply "
+                         "'back' (or make a move) to come back sooner; the unused time goes back to your bank.")
+            done: render.Outcome = {"kind": "vacation", "vacation": words, "back": asked["kind"] == vacation_lines.BACK}
+        except Problem as problem:
+            if problem.status >= 500:
+                raise
+            done = {"kind": "refused", "line": asked["line"], "reason": _sentence(problem.detail) + " Nothing changed."}
+        inbox.update(self.store.redis, key, plan={**plan, "time_off_done": done})
+        return done
 
     def _leave(self, table: games.Table, seat: int, holder: int, mail: message.Inbound, key: str) -> str:
         """'leave confirm': the seat's player leaves it; the mail saying so answers his (`leaving.vacate`).
@@ -237,6 +273,10 @@ class Replies:
         return status
 
 
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
 def _quoted(text: str, most: int = 80) -> str:
     flat = " ".join(text.split())
     return f'"{flat if len(flat) <= most else flat[:most - 1] + "…"}"'
@@ -255,10 +295,14 @@ def _read(store: Store, table: games.Table, seat: int, mail: message.Inbound, te
     names = [entry.get("name") for entry in table.meta["seats"]]
     found = talk_lines.read(text, names)
     answering = _talk_answered(mail, table.id, seat)
-    if answering is not None and not found.any and not _reads_as_commands(table, found.rest):
+    if answering is not None and not found.any and not _reads_as_commands(table, found.rest) \
+            and vacation_lines.read(found.rest) is None:
         return _answer_back(store, table, seat, answering, talk_lines.whole(text))
     talked = {"talk": [{"line": said.line, "to": said.to, "text": said.text} for said in found.said],
               "unsaid": [list(pair) for pair in found.refused]}
+    asked = vacation_lines.read(found.rest)
+    if asked is not None:
+        return _time_off_plan(table, seat, mail, asked, talked)
     if found.any and (not _first_line(found.rest) or (table.status != games.RUNNING
                                                        and not _reads_as_commands(table, found.rest))):
         return {"kind": "said", "ignored": [line for line in found.rest.split("\n") if line], **talked}
@@ -267,6 +311,27 @@ def _read(store: Store, table: games.Table, seat: int, mail: message.Inbound, te
             and plan.get("line", "") in ("", _first_line(found.rest)):
         return {"kind": "said", "ignored": [line for line in found.rest.split("\n") if line], **talked}
     return {**{k: v for k, v in plan.items() if k != "code"}, **talked}
+
+
+def _time_off_plan(table: games.Table, seat: int, mail: message.Inbound, asked: vacation_lines.Asked,
+                   talked: dict[str, Any]) -> dict[str, Any]:
+    """The plan of a reply with a `vacation` or `back` line (`service.inbound.vacation_lines`). Taking
+    time off is a reply of its own (with talk beside it): a move after it would end it at once. `back`
+    may come with commands, which are played after it."""
+    ignored = [line for line in asked.rest.split("\n") if line.strip()]
+    if asked.kind == vacation_lines.UNREAD:
+        return {"kind": "refused", "line": asked.line, "reason": vacation_lines.HOW[:1].upper() + vacation_lines.HOW[1:]
+                + ". Nothing changed.", "ignored": ignored, **talked}
+    wanted = {"kind": asked.kind, "line": asked.line, "hours": asked.hours, "days": asked.days}
+    commands = _reads_as_commands(table, asked.rest)
+    if asked.kind == vacation_lines.TAKE and commands:
+        return {"kind": "refused", "line": asked.line, "ignored": ignored, **talked,
+                "reason": "Taking time off is a reply of its own: a move after it would end it at once. Nothing "
+                          "was played or changed."}
+    if asked.kind == vacation_lines.BACK and commands:
+        plan = _read_commands(table, seat, mail, asked.rest)
+        return {**{k: v for k, v in plan.items() if k != "code"}, "time_off": wanted, **talked}
+    return {"kind": "vacation", "time_off": wanted, "ignored": ignored, **talked}
 
 
 def _first_line(text: str) -> str:

@@ -81,7 +81,9 @@ class Outcome(TypedDict, total=False):
     decision that has moved on), help (the commands he may send), closed (the game is not running),
     not_yours (a mail for his seat that did not come from his address), unverified (a mail from his
     address that SPF and DKIM did not vouch for), leave (he asked to leave: the answer asks him to
-    confirm, by replying 'leave confirm' or at `confirm_url`), said (it only talked). `done` lists the
+    confirm, by replying 'leave confirm' or at `confirm_url`), said (it only talked), vacation (time off
+    taken, or ended when `back`: `vacation` says what, in a sentence after his name, as it does beside moves played
+    after a `back`). `done` lists the
     moves played, `settled` the lines that needed no move, with why (an "end" of a turn that had ended
     by itself), `ignored` the lines not read, `said` the messages posted (to whom, and their text),
     `unsaid` the (line, why) of messages not posted, `message_id` is his mail's, which the answer
@@ -96,6 +98,8 @@ class Outcome(TypedDict, total=False):
     unsaid: list[list[str]]
     message_id: str | None
     confirm_url: str
+    vacation: str
+    back: bool
 
 
 class Part(TypedDict):
@@ -460,6 +464,7 @@ _ANSWERS: dict[str, Callable[[Outcome], str]] = {
     "unverified": lambda outcome: "Not played: a reply in your name that could not be verified",
     "leave": lambda outcome: "Do you want to leave this game? Please confirm",
     "said": lambda outcome: "Posted: your message" if outcome.get("said") else "Not posted: your message",
+    "vacation": lambda outcome: "Welcome back" if outcome.get("back") else "Your time off",
 }
 
 
@@ -478,7 +483,7 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
     facts = {
         **_frame(table, to, links),
         "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [], "unsaid": [],
-                    **outcome},
+                    "vacation": None, **outcome},
         "situation": situation,
         "round": view["round"],
         "cash": phrases.florins(me["private"]["cash"]),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import games, messages, preferences, told, tokens
+from service import games, messages, preferences, told, tokens, vacation
 from service.links import Links
 from service.mail import render
 from service.mail.message import Mail
@@ -80,8 +80,9 @@ def still_due(store: Store, mail: Mail) -> str | None:
     several parts (merged, a decision with messages, a digest) may leave while one of its parts may
     (`due_parts`).
 
-    A decision whose game is paused is not mailed now, and its claim is let go, so that the resume
-    (which moves every deadline) mails it again with its new deadline."""
+    A decision whose game is paused, or whose player is away (`service.vacation`), is not mailed now,
+    and its claim is let go, so that the resume or the end of his vacation (each a commit, which moves
+    his deadlines) mails it again with its new deadline."""
     wanted = preferences.read(store, tokens.email_hash(mail.to))
     if wanted["bounced"]:
         return f"the address bounced ({wanted['bounced']})"
@@ -139,6 +140,9 @@ def _made_for(store: Store, wanted: dict[str, Any], to: str, made: dict[str, Any
         return f"game {game_id} is paused; its resume mails the decision again"
     if head.status != games.RUNNING:
         return f"game {game_id} is {head.status}"
+    if vacation.away_until(entry):
+        store.unclaim(game_id, f"mailed:{decision_claim(seat, made['holder'], since)}")
+        return f"the player of seat {seat} in game {game_id} is away; the end of his vacation mails the decision"
     return None
 
 

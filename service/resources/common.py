@@ -9,7 +9,7 @@ from typing import Any, Callable
 from flask import Response, current_app, g, json, request
 from flask_smorest import Blueprint
 
-from service import games, preferences, tokens
+from service import games, preferences, tokens, vacation
 from service.bodies import Parser
 from service.callers import Caller
 from service.links import Links
@@ -193,7 +193,8 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
     seats = []
     for number, entry in enumerate(table.meta["seats"]):
         out = {"seat": number, "name": entry["name"], "bot": entry.get("bot"), "missed": entry.get("missed", 0),
-               "standin": entry.get("standin"), "open": games.seat_is_open(entry), "left": entry.get("left")}
+               "standin": entry.get("standin"), "open": games.seat_is_open(entry), "left": entry.get("left"),
+               "away": entry.get("away"), "vacation_left": vacation.hours_left(table.meta, number)}
         if role == "host" or (role == "seat" and seat == number):
             out["email"] = entry.get("email")
         seats.append(out)
@@ -213,6 +214,8 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
         "you": {"role": role, "seat": seat}, "paused_until": table.meta.get("paused_until"),
         "pauses_left": games.MAX_PAUSES - table.meta["pauses_used"], "grace_hours": table.meta.get("grace_hours"),
         "public": bool(table.meta.get("public")), "start_when_full": bool(table.meta.get("start_when_full")),
+        "vacation_days": table.meta.get("vacation_days", vacation.DEFAULT_DAYS),
+        "vacations": table.meta.get("vacations", []),
         **host_only,
     }
 

@@ -99,7 +99,7 @@ def body_from(values: Any) -> dict[str, Any]:
         typed = values.get(text, "").strip()
         if typed:
             body[text] = typed
-    for number in ("missed_turns", "remove_after", "grace_hours", "seed"):
+    for number in ("missed_turns", "remove_after", "grace_hours", "vacation_days", "seed"):
         text = values.get(number, "").strip()
         if text:
             body[number] = forms.number(text)

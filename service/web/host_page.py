@@ -51,7 +51,8 @@ def _draw(table: games.Table, status: int = 200, problem: str | None = None,
         entry = table.meta["seats"][seat["seat"]]
         link = seat_url(web_links(), table, seat["seat"]) \
             if not entry.get("bot") and not entry.get("email") and not games.seat_is_open(entry) else None
-        shown.append({**seat, "name": games.seat_name(entry, seat["seat"]), "link": link})
+        shown.append({**seat, "name": games.seat_name(entry, seat["seat"]), "link": link,
+                      "away_until": tableau.away(entry, zone)})
     names = [s["name"] for s in shown]
     pending = [{"name": names[d["seat"]], "what": tableau.waiting_for(table.meta, d["kind"]),
                 "due": tableau.due(d.get("deadline_at"), zone)} for d in table.pending] \

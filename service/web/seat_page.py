@@ -20,7 +20,8 @@ from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
-from service.web import access, decision_forms, form_errors, forms, placing, session, story, tableau, talk, told_notices
+from service.web import (access, decision_forms, form_errors, forms, placing, session, story, tableau, talk,
+                         told_notices, vacation_panel)
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -63,11 +64,15 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None,
         "host": access.is_host(visitor, table), "play_url": url_for("seat_page.play", game_id=table.id),
         "talk": talk.panel(table, messages.Reader(seat), url_for("talk_page.write", game_id=table.id), *talk_draft),
         "told": told_notices.for_seat(web_store(), table, seat, tableau.time_zone(web_store(), table, seat)),
+        "vacation": vacation_panel.panel(table, seat, tableau.time_zone(web_store(), table, seat)),
     }
     if table.meta["game"] != GAME:
         moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []
+        zone = tableau.time_zone(web_store(), table, seat)
         brief = {"game_id": table.id, "title": games.title_of(table), "version": table.version, "status": table.status,
-                 "log_total": web_store().feed_length(table.id)}
+                 "log_total": web_store().feed_length(table.id),
+                 "away": [{"seat": number, "name": games.seat_name(entry, number), "me": number == seat, "until": until}
+                          for number, entry in enumerate(table.meta["seats"]) if (until := tableau.away(entry, zone))]}
         return render("seat_generic.html", status, table=brief, view=view,
                       moves=[(table.game.describe(m), m) for m in moves], **context)
     context["table"] = tableau.table_context(web_store(), table, seat, view)

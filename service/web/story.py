@@ -8,8 +8,10 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from service.web.words import deck_card, listing, name, names
 from engine.pof.view import squares_name
+from service import deadlines
+from service.mail.phrases import clock
+from service.web.words import deck_card, listing, name, names
 
 log = logging.getLogger(__name__)
 Event = dict[str, Any]
@@ -49,6 +51,16 @@ def _stand_in(e: Event, who: Callable[[int], str]) -> str:
             f"{e['bot']} bot, answers at the seat's deadlines, until its player moves again.")
 
 
+def _away(e: Event, who: Callable[[int], str]) -> str:
+    until = clock(deadlines.parse(e["until"]), "UTC")
+    return f"{who(e['seat'])} is away until {until}: only that seat's deadlines stand still meanwhile."
+
+
+def _back(e: Event, who: Callable[[int], str]) -> str:
+    hours = e["hours"]
+    return f"{who(e['seat'])} is back, after {hours} hour{'' if hours == 1 else 's'} of vacation."
+
+
 def _best(e: Event, who: Callable[[int], str]) -> str:
     return (f"Best work of round {e['round']} ({e['value']}): {listing([who(s) for s in e['seats']])} "
             f"{'gain' if len(e['seats']) > 1 else 'gains'} {e['points']} PP.")
@@ -72,6 +84,8 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
     "seat_left": lambda e, who: _left(e),
     "standin_started": _stand_in,
     "standin_ended": lambda e, who: f"{who(e['seat'])} moved again: the stand-in no longer answers for the seat.",
+    "vacation_started": _away,
+    "vacation_ended": _back,
     "grace": lambda e, who: f"Time ran out for {who(e['seat'])}, who has a grace until {e['until']}, once.",
     "deadline_moved": lambda e, who: f"The deadline of {who(e['seat'])} moved to {e['deadline_at']}, out of his "
                                      "quiet hours.",

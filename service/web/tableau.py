@@ -11,7 +11,7 @@ from typing import Any
 from engine import get_game
 from engine.core import word
 from engine.pof.data import ECONOMY, ROUNDS
-from service import deadlines, games, preferences
+from service import deadlines, games, preferences, vacation
 from service.games import Table
 from service.mail import phrases
 from service.store import Store
@@ -44,6 +44,12 @@ def due(moment: str | None, zone: str) -> dict[str, str] | None:
     return {"clock": phrases.clock(at, zone), "relative": phrases.relative(at, deadlines.now()), "iso": moment}
 
 
+def away(entry: dict[str, Any], zone: str) -> dict[str, str] | None:
+    """When the seat's player is due back from his vacation, in the reader's zone, while he is away."""
+    until = vacation.away_until(entry)
+    return due(deadlines.stamp(until), zone) if until else None
+
+
 def asked(view: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
     """A seat's pending decision with what its own view adds (the cards dealt, the payout): what the
     forms and `phrases.pending` read."""
@@ -69,8 +75,11 @@ def table_context(store: Store, table: Table, reader: int | None, view: dict[str
         "round": view["round"], "rounds": ROUNDS, "phase": phrases.PHASES.get(view["phase"], view["phase"]),
         "min_work_value": view["min_work_value"],
         "waiting": [{"name": names[d["seat"]], "me": d["seat"] == reader, "what": waiting_for(table.meta, d["kind"]),
-                     "kind": d["kind"], "due": due(d.get("deadline_at"), zone)} for d in table.pending]
+                     "kind": d["kind"], "due": due(d.get("deadline_at"), zone),
+                     "away": away(table.meta["seats"][d["seat"]], zone)} for d in table.pending]
         if table.status in (games.RUNNING, games.PAUSED) else [],
+        "away": [{"seat": number, "name": names[number], "me": number == reader, "until": until}
+                 for number, entry in enumerate(table.meta["seats"]) if (until := away(entry, zone))],
         "turn": _turn(view, names),
         "auction": _auction(view, names, reader),
         "players": players,
