@@ -88,7 +88,8 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
         private_moves = {}
         public = [e for e in events if "private_to" not in e]
         if timeout:
-            public.insert(0, {"type": "timeout", "seat": seat, "kind": table.decision_of(seat)["kind"]})
+            public.insert(0, {"type": "timeout", "seat": seat, "kind": table.decision_of(seat)["kind"],
+                              **({"bot": bot} if bot else {})})
         if back:
             public.insert(0, back)
         public = before + public + after

@@ -186,19 +186,26 @@ def test_the_seat_page_and_the_host_page_say_it_at_the_top(app, client):
     assert "Ann let a decision run out (to keep professions" in host_top and label not in host_top
 
     tokens = seat_tokens(created)
-    table = _table(app, game_id)
-    while table.decision_of(0) is None or table.decision_of(0)["kind"] == "keep_professions":
-        seat = next(d["seat"] for d in table.pending if d["seat"] != 0)  # the others play on to Ann's next one
-        assert client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[seat]),
-                           json={"move": table.game.legal_moves(table.state, seat)[0],
-                                 "version": table.version}).status_code == 200
+
+    def to_anns_next() -> games.Table:
+        """The others play on to Ann's next decision (past the professions she has kept)."""
         table = _table(app, game_id)
-    playing.default_on(store, table, 0, force=True)
+        while table.decision_of(0) is None or table.decision_of(0)["kind"] == "keep_professions":
+            seat = next(d["seat"] for d in table.pending if d["seat"] != 0)
+            assert client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(tokens[seat]),
+                               json={"move": table.game.legal_moves(table.state, seat)[0],
+                                     "version": table.version}).status_code == 200
+            table = _table(app, game_id)
+        return table
+
+    playing.default_on(store, to_anns_next(), 0, force=True)
     assert _table(app, game_id).meta["seats"][0]["standin"] == "greedy"
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     top = page.split('id="decision"')[0]
     assert "The stand-in (greedy) is answering for you since" in top and "your next move ends it" in top
     assert "Ann (you) let 2 decisions in a row run out: from now on a stand-in, the greedy bot" in page  # the log
+    assert playing.default_on(store, to_anns_next(), 0, force=True)[1]  # the stand-in answers her next deadline
+    assert "; the stand-in (greedy) played." in client.get(f"/games/{game_id}/log").get_data(as_text=True)
     host_top = host.get(f"/games/{game_id}/host").get_data(as_text=True).split('id="you-h"')[0]
     assert "the greedy stand-in answers for Ann at the deadlines since" in host_top
 

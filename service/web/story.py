@@ -89,7 +89,8 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
     "grace": lambda e, who: f"Time ran out for {who(e['seat'])}, who has a grace until {e['until']}, once.",
     "deadline_moved": lambda e, who: f"The deadline of {who(e['seat'])} moved to {e['deadline_at']}, out of his "
                                      "quiet hours.",
-    "timeout": lambda e, who: f"Time ran out for {who(e['seat'])} ({name(e['kind'])}); the default was played.",
+    "timeout": lambda e, who: f"Time ran out for {who(e['seat'])} ({name(e['kind'])}); "
+                              + (f"the stand-in ({e['bot']}) played." if e.get("bot") else "the default was played."),
     "professions_kept": _kept,
     "round_started": lambda e, who: f"Round {e['round']} begins; {who(e['start_player'])} chooses first.",
     "auction_opened": lambda e, who: f"{who(e['seat'])} put the {name(e['item'])} up for auction at {e['bid']}.",
