@@ -44,13 +44,27 @@ def due(store: Store, now: float | None = None) -> list[dict[str, Any]]:
                                                                          else now, start=0, num=500)]
 
 
+# Drops each timer queued only while it is still set for a time that has come: a job that ran at once
+# and set its timer again (a reminder's next step) has moved it later, and that one must stay.
+_DROP_QUEUED = """
+for i, member in ipairs(ARGV) do
+  if i > 1 then
+    local score = redis.call('ZSCORE', KEYS[1], member)
+    if score and tonumber(score) <= tonumber(ARGV[1]) then redis.call('ZREM', KEYS[1], member) end
+  end
+end
+"""
+
+
 def poll(store: Store) -> int:
-    """Queue the jobs of every timer now due, then drop the timers; returns how many were queued."""
-    members = store.redis.zrangebyscore(KEY, "-inf", clock.time(), start=0, num=500)
+    """Queue the jobs of every timer now due, then drop those timers (not one set again meanwhile for
+    later); returns how many were queued. A crash in between queues them again at the next poll."""
+    now = clock.time()
+    members = store.redis.zrangebyscore(KEY, "-inf", now, start=0, num=500)
     if not members:
         return 0
     timers = [json.loads(member) for member in members]
     store.followups.queue.enqueue_many([Queue.prepare_data(t["job"], tuple(t["args"]), job_id=t["id"])
                                         for t in timers])
-    store.redis.zrem(KEY, *members)
+    store.redis.eval(_DROP_QUEUED, 1, KEY, repr(now), *members)
     return len(timers)

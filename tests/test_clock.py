@@ -49,3 +49,28 @@ def test_a_workers_deadline_a_day_away_is_played_when_the_clock_reaches_it(queue
     moving_clock.to(due + timedelta(seconds=1))
     wait_for(lambda: any(e.get("timeout") for e in log(game_id)))
     assert client.get(f"/api/v1/games/{game_id}", headers=bearer(created["tokens"]["host"])).status_code == 200
+
+
+def test_a_timer_set_again_for_later_while_its_job_is_queued_stays(queued_app, moving_clock):
+    """The poll queues a due timer's job, and the job may run and set the same timer for later before
+    the poll drops it (a reminder's next step): the later one must stay."""
+    store = queued_app.extensions["palazzo.store"]
+    when = clock.now() + timedelta(hours=1)
+    timers.at(store, when, "tests.clock_jobs.mark", "pz:test:marks", job_id="pz-test-mark")
+    moving_clock.advance(timedelta(hours=2))
+
+    class Rearming:
+        """The queue, as a worker that runs the job at once and sets its timer again."""
+
+        def enqueue_many(self, jobs):
+            timers.at(store, clock.now() + timedelta(days=1), "tests.clock_jobs.mark", "pz:test:marks",
+                      job_id="pz-test-mark")
+
+    real = store.followups.queue
+    store.followups.queue = Rearming()
+    try:
+        assert timers.poll(store) == 1
+    finally:
+        store.followups.queue = real
+    assert not timers.due(store), "nothing is due now"
+    assert len(timers.due(store, clock.time() + 2 * 86400)) == 1, "the timer set again for tomorrow stays"
