@@ -20,7 +20,8 @@ from engine.pof import GAME
 from engine.pof.writing import marks
 from service import games, playing
 from service.followups import QUEUE
-from service.mail import recap, render, seats, yard_table
+from service.mail import recap, render, seats
+from service.web import yard_svg
 from service.mail.settings import MailSettings
 from service.problems import Problem
 from service.web import story
@@ -251,7 +252,7 @@ def test_chromium_shows_the_principality_of_a_decision_mail(chromium):
     table = page.locator("table.principality")
     assert table.is_visible()
     box = table.bounding_box()
-    assert box and box["width"] >= 7 * yard_table.CELL and box["x"] + box["width"] <= 600
+    assert box and box["width"] >= 7 * yard_svg.CELL and box["x"] + box["width"] <= 600
     cells = table.locator("td")
     assert cells.count() == 49
     me = GAME.view(state, seat)["players"][seat]

@@ -25,7 +25,8 @@ from engine import get_game
 from engine.core import Move, word
 from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, titles
-from service.mail import headers, phrases, yard_table
+from service.mail import headers, phrases
+from service.web import yard_svg
 from service.mail.message import Mail
 
 if TYPE_CHECKING:
@@ -450,7 +451,7 @@ def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table,
         "relative": phrases.relative(due, now),
         "default": get_game(GAME).describe(default_move) if default_move else None,
         "lot": _lot(view, table, to.seat) if asked["kind"] == "bid" else None,
-        "yard": yard_table.grid(me, "Your principality"),
+        "yard": yard_svg.grid(me, "Your principality"),
     }
 
 
@@ -521,7 +522,7 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
         "hand": phrases.names(private.get("hand", [])), "bonus_cards": len(private.get("bonus_cards", [])),
         "standings": [{"name": table.names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == to.seat}
                       for p in sorted(view["players"], key=lambda p: -p["prestige"])],
-        "decision": decision, "waiting": waiting, "reply": reply, "yard": yard_table.grid(me, "Your principality"),
+        "decision": decision, "waiting": waiting, "reply": reply, "yard": yard_svg.grid(me, "Your principality"),
     }
     return _mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
 
