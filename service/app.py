@@ -13,7 +13,7 @@ from flask_compress import Compress
 from flask_cors import CORS
 
 from engine.core import game_names, get_game
-from service import callers, ratelimit
+from service import callers, clock, ratelimit
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
 from service.config import ConfigError, make_store, settings
@@ -107,6 +107,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(COMPRESS_REGISTER=False, COMPRESS_MIMETYPES=["application/json"],
                       COMPRESS_MIN_SIZE=COMPRESS_MIN_BYTES)
     app.extensions["palazzo.compress"] = Compress(app)
+    clock.follow(app.config.get("CLOCK_FILE"))
     store = make_store(app.config)
     app.extensions["palazzo.store"] = store
     app.extensions["palazzo.links"] = Links(secret, app.config["BASE_URL"])

@@ -50,6 +50,7 @@ def settings() -> dict[str, Any]:
         "GAMES": env("PALAZZO_GAMES", "princes-of-florence").split(","),
         "MAIL_EVENTS_SECRET": env("PALAZZO_MAIL_EVENTS_SECRET"),
         "INBOUND_SECRET": env("PALAZZO_INBOUND_SECRET"),
+        "CLOCK_FILE": env("PALAZZO_CLOCK_FILE"),
     }
     if env("PALAZZO_SECRET"):
         config["SECRET_KEY"] = env("PALAZZO_SECRET")

@@ -12,6 +12,7 @@ class Clock:
     def __init__(self, path: Path):
         self.path = path
         self.set(0.0)
+        clock.follow(str(path))
 
     def set(self, seconds: float) -> None:
         tmp = self.path.with_suffix(".tmp")

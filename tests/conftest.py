@@ -230,9 +230,11 @@ def chromium():
 def moving_clock(tmp_path, monkeypatch):
     """The service's clock, moved by the test (`tests/clock.py`): set before the app and the workers
     start, so that they read it too."""
+    from service import clock
     from tests.clock import Clock
     monkeypatch.setenv("PALAZZO_CLOCK_FILE", str(tmp_path / "clock"))
-    return Clock(tmp_path / "clock")
+    yield Clock(tmp_path / "clock")
+    clock.follow(None)
 
 
 @pytest.fixture

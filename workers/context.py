@@ -4,6 +4,7 @@ from __future__ import annotations
 from functools import cache
 
 import engine.pof  # noqa: F401  (registers the game)
+from service import clock
 from service.config import make_store, settings
 from service.links import MIN_SECRET_LENGTH, Links
 from service.ratelimit import Limit
@@ -12,7 +13,9 @@ from service.store import Store
 
 @cache
 def store() -> Store:
-    return make_store(settings())
+    config = settings()
+    clock.follow(config["CLOCK_FILE"])
+    return make_store(config)
 
 
 @cache
