@@ -13,10 +13,12 @@ hears of them: they move his deadlines). Every one carries the seat's link.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Callable
 
 from service import deadlines, games
 from service.inbound import address
 from service.mail import render, seats
+from service.mail.message import Mail
 from service.mail.settings import MailSettings
 from service.store import Store
 from service.web.seat_link import seat_url
@@ -63,15 +65,8 @@ def _paused(store: Store, table: games.Table, frame: render.Table, now: datetime
     if table.status != games.PAUSED:
         return 0
     until = deadlines.parse(table.meta["paused_until"])
-    sent = 0
-    for seat in range(len(table.meta["seats"])):
-        to = seats.recipient(store, table, seat)
-        if to is None or not seats.claim(store, table.id, f"paused:{table.meta['pauses_used']}:{seat}:{to.holder}",
-                                         CLAIM_TTL):
-            continue
-        store.followups.send_mail(store, render.paused(frame, to, _links(table, seat), now, until))
-        sent += 1
-    return sent
+    return _to_each(store, table, f"paused:{table.meta['pauses_used']}",
+                    lambda seat, to: render.paused(frame, to, _links(table, seat), now, until))
 
 
 def _resumed(store: Store, table: games.Table, frame: render.Table, now: datetime) -> int:
@@ -80,13 +75,18 @@ def _resumed(store: Store, table: games.Table, frame: render.Table, now: datetim
     if table.status != games.RUNNING or not resumed or (
             now - deadlines.parse(resumed["at"])).total_seconds() > CLAIM_TTL:
         return 0
+    return _to_each(store, table, f"resumed:{resumed['pause']}",
+                    lambda seat, to: render.resumed(table.game.view(table.state, seat), table.decision_of(seat),
+                                                    frame, to, _links(table, seat), now, resumed["moved"]))
+
+
+def _to_each(store: Store, table: games.Table, what: str, mail_of: Callable[[int, render.Recipient], Mail]) -> int:
+    """Mail `mail_of(seat, recipient)` to every seat's player who takes mail, once per holder (`what`
+    names the occasion in the claim); returns how many left."""
     sent = 0
     for seat in range(len(table.meta["seats"])):
         to = seats.recipient(store, table, seat)
-        if to is None or not seats.claim(store, table.id, f"resumed:{resumed['pause']}:{seat}:{to.holder}",
-                                         CLAIM_TTL):
-            continue
-        store.followups.send_mail(store, render.resumed(table.game.view(table.state, seat), table.decision_of(seat),
-                                                        frame, to, _links(table, seat), now, resumed["moved"]))
-        sent += 1
+        if to is not None and seats.claim(store, table.id, f"{what}:{seat}:{to.holder}", CLAIM_TTL):
+            store.followups.send_mail(store, mail_of(seat, to))
+            sent += 1
     return sent
