@@ -11,7 +11,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from engine.core import IllegalMove, get_game, redact, word
 from service import deadlines, lobby, preferences, titles, tokens, vacation
@@ -436,6 +436,24 @@ def follow_up(store: Store, table: Table, everything: bool = False) -> None:
     """Let the store's followups (deadline jobs, bot moves) see the game as committed."""
     if store.followups is not None:
         store.followups.after(store, table, everything)
+
+
+Changed = TypeVar("Changed")
+
+
+def retrying(store: Store, table: Table, change: Callable[[Table], Changed]) -> Changed:
+    """`change(table)`, a check and a commit (`_host_change`) on the game as loaded, run again on the
+    game as it now stands each time its commit lost to another writer (409 stale_version), so that its
+    checks see what won; 409 busy after ATTEMPTS."""
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            table = load(store, table.id)
+        try:
+            return change(table)
+        except Problem as problem:
+            if problem.code != "stale_version":
+                raise
+    raise Problem("busy", "the game kept changing; try again")
 
 
 def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, status: str | None = None,

@@ -11,7 +11,7 @@ A deadline never moves earlier: hours that end or shrink leave it where it is.
 from __future__ import annotations
 
 from service import deadlines, games, preferences
-from service.games import ATTEMPTS, OPEN, PAUSED, RUNNING, Table
+from service.games import OPEN, PAUSED, RUNNING, Table
 from service.problems import Problem
 from service.store import Store
 
@@ -31,22 +31,19 @@ def apply_quiet(store: Store, email_hash: str) -> int:
 
 
 def _into_seat(store: Store, game_id: str, seat: int, email_hash: str, quiet: dict[str, str] | None) -> bool:
-    for _ in range(ATTEMPTS):
-        table = games.load(store, game_id)
+    def change(table: Table) -> bool:
         entry = table.meta["seats"][seat]
         if table.status not in LIVE or entry.get("email_hash") != email_hash or entry.get("quiet") == quiet:
             return False
-        try:
-            _commit(store, table, seat, {**entry, "quiet": quiet} if quiet else
-                    {key: value for key, value in entry.items() if key != "quiet"})
-        except Problem as problem:
-            if problem.code == "stale_version":
-                continue
-            if problem.code.startswith("game_"):
-                return False
-            raise
+        _commit(store, table, seat, {**entry, "quiet": quiet} if quiet else
+                {key: value for key, value in entry.items() if key != "quiet"})
         return True
-    return False
+    try:
+        return games.retrying(store, games.load(store, game_id), change)
+    except Problem as problem:
+        if problem.code == "busy" or problem.code.startswith("game_"):
+            return False
+        raise
 
 
 def _commit(store: Store, table: Table, seat: int, entry: dict) -> Table:

@@ -84,7 +84,7 @@ def start(store: Store, table: games.Table, seat: int, hours: Any = None, days: 
     with nothing changed: a game not running (409), a seat that is open or a bot's (409), a player
     away already (409 away_already), a length that is not one whole number of hours or days or is
     longer than his bank's rest (422)."""
-    for _ in range(games.ATTEMPTS):
+    def change(table: games.Table) -> games.Table:
         if table.status != games.RUNNING:
             raise games.refused(Committed("status", table.version, table.status))
         entry = _held(table, seat)
@@ -101,40 +101,26 @@ def start(store: Store, table: games.Table, seat: int, hours: Any = None, days: 
         used = {"seat": seat, "holder": games.holder_of(entry), "from": begun, "until": until, "asked": asked,
                 "hours": None, "ended": None, "how": None}
         meta = {**table.meta, "seats": seats, "vacations": [*table.meta.get("vacations", []), used]}
-        try:
-            return games._host_change(store, table, (games.RUNNING,), meta=meta,
-                                      pending=deadlines.out_of_quiet(
-                                          deadlines.shift_seat(table.pending, seat, timedelta(hours=asked)), seat,
-                                          entry.get("quiet")),
-                                      event={"type": "vacation_started", "seat": seat, "until": until})
-        except Problem as problem:
-            if problem.code != "stale_version":
-                raise
-            table = games.load(store, table.id)
-    raise Problem("busy", "the game kept changing; try again")
+        pending = deadlines.out_of_quiet(deadlines.shift_seat(table.pending, seat, timedelta(hours=asked)), seat,
+                                         entry.get("quiet"))
+        return games._host_change(store, table, (games.RUNNING,), meta=meta, pending=pending,
+                                  event={"type": "vacation_started", "seat": seat, "until": until})
+    return games.retrying(store, table, change)
 
 
 def end(store: Store, table: games.Table, seat: int, how: str = BACK) -> tuple[games.Table, int]:
     """The seat's player is back (he said so: `how` BACK, or his time ran out: OVER): (the table after,
     the hours his vacation took). His deadlines move back by the unused part, which goes back to his
     bank. Refused with 409 not_away when he is not away, and for a game neither running nor paused."""
-    for _ in range(games.ATTEMPTS):
+    def change(table: games.Table) -> tuple[games.Table, int]:
         if table.status not in (games.RUNNING, games.PAUSED):
             raise games.refused(Committed("status", table.version, table.status))
-        entry = _held(table, seat)
-        if not entry.get("away"):
+        if not _held(table, seat).get("away"):
             raise Problem("not_away", "you are not away: there is no vacation to end")
         meta, pending, event = ended(table, seat, how, deadlines.now())
-        try:
-            table = games._host_change(store, table, (games.RUNNING, games.PAUSED), meta=meta, pending=pending,
-                                       event=event)
-        except Problem as problem:
-            if problem.code != "stale_version":
-                raise
-            table = games.load(store, table.id)
-            continue
-        return table, event["hours"]
-    raise Problem("busy", "the game kept changing; try again")
+        return games._host_change(store, table, (games.RUNNING, games.PAUSED), meta=meta, pending=pending,
+                                  event=event), event["hours"]
+    return games.retrying(store, table, change)
 
 
 def ended(table: games.Table, seat: int, how: str, now: datetime
