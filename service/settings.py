@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service import games, messages, preferences
+from service import games, messages, preferences, time_off
 from service.store import Store
 
 SHOWN = ("time_zone", "mail", "rhythm", "digest_hour", "reminders", "quiet", "games")
@@ -36,11 +36,5 @@ def change(store: Store, email_hash: str, changes: dict[str, Any]) -> dict[str, 
     for game_id, choice in talk.items():
         messages.choose_mail(store, email_hash, game_id, choice)
     if (before["quiet"], before["time_zone"]) != (after["quiet"], after["time_zone"]):
-        _apply_quiet(store, email_hash)
+        time_off.apply_quiet(store, email_hash)
     return shown(store, email_hash)
-
-
-def _apply_quiet(store: Store, email_hash: str) -> None:
-    """His quiet hours, in his zone, into every seat he holds (part of issue 17 kept in its own module)."""
-    from service import time_off  # written beside this module (branch quiet); imported when first needed
-    time_off.apply_quiet(store, email_hash)

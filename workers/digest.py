@@ -92,9 +92,7 @@ def daily(email_hash: str) -> int:
                                 with_decision=decision is not None and bool(decision.get("deadline_at")))
         parts += [told] if told is not None else []
         if decision is not None and decision.get("deadline_at"):
-            parts.append(render.decision_part(view, decision, frame, recipient, seats.links_of(links, table, seat),
-                                              deadlines.now(), table.game.default_move(table.state, seat),
-                                              notify.reply_of(table, seat), stand_in=table.stand_in(seat)))
+            parts.append(notify.decision_part_of(store, table, seat, decision, frame, recipient, deadlines.now()))
             waits = True
         finished = sorted(int(item.split(":")[1]) for item in rounds if item.split(":")[0] == game_id)
         if seats.recipient(store, table, seat, everyone=True) is not None:

@@ -141,10 +141,7 @@ def game(game_id: str) -> int:
         if _rhythm(store, to, game_id) == "digest":
             daily_digest.schedule(store, tokens.email_hash(to.email))
             continue
-        view = table.game.view(table.state, seat)
-        part = render.decision_part(view, decision, frame, to, _links(table, seat), now,
-                                    table.game.default_move(table.state, seat), reply_of(table, seat),
-                                    recap=recap.of(store, table, seat), stand_in=table.stand_in(seat))
+        part = decision_part_of(store, table, seat, decision, frame, to, now)
         notice = notice_of(store, table, frame, seat, to, now, with_decision=True)
         told_seats.add(seat)
         _send_decision(store, part, to.email, due, also=[notice] if notice else [])
@@ -162,6 +159,15 @@ def game(game_id: str) -> int:
             sent += 1
     sent += _to_everyone(store, table, frame) + time_off.mails(store, table, frame, now)
     return sent
+
+
+def decision_part_of(store: Store, table: games.Table, seat: int, decision: dict, frame: render.Table,
+                     to: render.Recipient, now) -> render.Part:
+    """The seat's decision as a mail's part, from its own view: its facts, one-click answers, reply,
+    recap and who answers at the deadline; the same at once, merged, or in the daily digest."""
+    return render.decision_part(table.game.view(table.state, seat), decision, frame, to, _links(table, seat), now,
+                                table.game.default_move(table.state, seat), reply_of(table, seat),
+                                recap=recap.of(store, table, seat), stand_in=table.stand_in(seat))
 
 
 def notice_of(store: Store, table: games.Table, frame: render.Table, seat: int, to: render.Recipient,
