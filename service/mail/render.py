@@ -565,9 +565,9 @@ def notice_mail(notices: list[Part], to: str, domain: str, talk: list[Part] = ()
     last = notices[-1]
     facts = last["facts"]
     subject = _subject(last["summary"], _title_of(last))
-    context = {**facts, "subject": subject, "notices": [n["facts"] for n in notices],
+    context = {**facts, "subject": subject, "part": None, "notices": [n["facts"] for n in notices],
                "talk": [p["facts"] for p in talk]}
-    return Mail(to=to, subject=subject, text=_text("notice", context), html=_html("notice", context),
+    return Mail(to=to, subject=subject, text=_text("decision", context), html=_html("decision", context),
                 headers=headers.build(domain, last["game"], facts["unsubscribe"]), kind=last["kind"],
                 game=last["game"], seat=last["seat"], holder=last["holder"], since=last["since"],
                 parts=[*notices, *talk] if talk or len(notices) > 1 else [])
