@@ -56,3 +56,4 @@ bench: setup
 	$(PY) -m benchmarks.engine
 	$(PY) benchmarks/api.py
 	$(PY) benchmarks/deadlines.py
+	$(PY) benchmarks/mail_size.py
