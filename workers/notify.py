@@ -138,7 +138,7 @@ def game(game_id: str) -> int:
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
         if due is not None:
             _arm_reminder(store, table, seat, decision["since"], to.holder, deadlines.stamp(now), due)
-        if _rhythm(store, to, game_id) == "digest":
+        if to.rhythm == "digest":
             daily_digest.schedule(store, tokens.email_hash(to.email))
             continue
         part = decision_part_of(store, table, seat, decision, frame, to, now)
@@ -150,7 +150,7 @@ def game(game_id: str) -> int:
         to = seats.recipient(store, table, seat) if seat not in told_seats else None
         if to is None or told.last_timeout(table, seat) is None:
             continue
-        if _rhythm(store, to, game_id) == "digest":  # his digest tells it (`workers.digest`)
+        if to.rhythm == "digest":  # his digest tells it (`workers.digest`)
             daily_digest.schedule(store, tokens.email_hash(to.email))
             continue
         notice = notice_of(store, table, frame, seat, to, now)
@@ -213,7 +213,7 @@ def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
             continue
         view = table.game.view(table.state, seat)
         if ended >= 1 and not over and _claim(store, table.id, f"round:{ended}:{seat}"):
-            if _rhythm(store, to, table.id) == "digest":
+            if to.rhythm == "digest":
                 daily_digest.defer_round(store, tokens.email_hash(to.email), table.id, ended)
                 continue
             _send(store, render.round_result(view, frame, to, _links(table, seat), ended))
@@ -224,18 +224,12 @@ def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
     return sent
 
 
-def _rhythm(store: Store, to: render.Recipient, game_id: str) -> str:
-    """His rhythm for the game: each (at once) or digest."""
-    return preferences.effective(preferences.read(store, tokens.email_hash(to.email)), game_id)["rhythm"]
-
-
 def _steps(store: Store, table: games.Table, to: render.Recipient, opened: str,
            due) -> list[tuple[str, object]]:
     """His reminder steps for the game and when each falls, from when the decision was first mailed
     (`opened`) to its deadline `due` as it is now, soonest first (steps that fall outside left out)."""
-    wanted = preferences.effective(preferences.read(store, tokens.email_hash(to.email)), table.id)
     start = deadlines.parse(opened)
-    timed = [(text, preferences.step_time(text, start, due)) for text in wanted["reminders"]]
+    timed = [(text, preferences.step_time(text, start, due)) for text in to.reminders]
     return sorted(((text, when) for text, when in timed if when is not None), key=lambda step: step[1])
 
 

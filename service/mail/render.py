@@ -126,12 +126,15 @@ DIGEST_DECISIONS = frozenset({"your_turn", "your_bid", "choose"})  # a decision 
 @dataclass(frozen=True)
 class Recipient:
     """Who reads the mail: his address and name, his seat (None for a host or spectator), his time
-    zone, and the seat's holder generation he holds it as (`games.Seated.holder`)."""
+    zone, the seat's holder generation he holds it as (`games.Seated.holder`), and, for a seat's
+    player, his rhythm and reminder steps for the game (`preferences.effective`), read with the rest."""
     email: str
     name: str
     seat: int | None = None
     time_zone: str = "UTC"
     holder: int | None = None
+    rhythm: str = "each"
+    reminders: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ def recipient(store: Store, table: games.Table, seat: int, everyone: bool = Fals
     wanted = preferences.effective(preferences.read(store, tokens.email_hash(entry["email"])), table.id)
     if _unwanted(wanted, everyone):
         return None
-    return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"], table.holder(seat))
+    return render.Recipient(entry["email"], entry["name"], seat, wanted["time_zone"], table.holder(seat),
+                            wanted["rhythm"], tuple(wanted["reminders"]))
 
 
 def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
