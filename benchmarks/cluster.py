@@ -44,7 +44,7 @@ import engine.pof  # noqa: E402,F401  (registers the game)
 import redis  # noqa: E402
 from rq import SimpleWorker  # noqa: E402
 
-from service import games, playing, tokens  # noqa: E402
+from service import games, playing, timers, tokens  # noqa: E402
 from service.config import make_store, settings  # noqa: E402
 from service.localredis import LocalRedis  # noqa: E402
 from service.resources.moves import take  # noqa: E402
@@ -128,10 +128,13 @@ def measure_seats(cluster: LocalCluster, data: Path, players: Players, seats: in
     """Play `count` games of `seats` players and print what each leaves, before and after compaction."""
     store = players.store
     per_game, parts, rq, aof, moves, compacted, left, addresses = [], defaultdict(list), [], [], [], [], set(), []
+    waiting, timed = [], []  # the timers a game left (its reminders), in bytes and in number
     jobs_left: Counter[str] = Counter()
     for seed in range(count):
         before = {n: aof_bytes(data / f"node-{port}") for n, port in enumerate(cluster.ports)}
         rq_before = rq_keys(players.queue_redis)
+        timers_node = cluster.node(cluster.owner(timers.KEY))
+        timers_before = (used(timers_node, timers.KEY), timers_node.zcard(timers.KEY))
         game_id = players.play(seats, 1000 * seats + seed)
         home = cluster.owner(game_key(game_id, "game"))
         aof.append(aof_bytes(data / f"node-{cluster.ports[home]}") - before[home])
@@ -147,6 +150,8 @@ def measure_seats(cluster: LocalCluster, data: Path, players: Players, seats: in
         parts["host token"].append(token)
         rq_after = rq_keys(players.queue_redis)
         rq.append(sum(rq_after.values()) - sum(rq_before.values()))
+        waiting.append(used(timers_node, timers.KEY) - timers_before[0])
+        timed.append(timers_node.zcard(timers.KEY) - timers_before[1])
         jobs_left.update(players.queue_redis.hget(key, "description").split("(")[0]
                          for key in set(rq_after) - set(rq_before) if key.startswith("rq:job:"))
         per_game.append(sum(found.values()) + token)
@@ -170,8 +175,9 @@ def measure_seats(cluster: LocalCluster, data: Path, players: Players, seats: in
           f"{median(compacted) / median(per_game):.2f} of before; keys left beside the host token: {sorted(left)}")
     print(f"  RQ (queue Redis) after its jobs ran: median {median(rq) / 1024:.1f} KiB a game "
           f"(max {max(rq) / 1024:.1f}); job records left, per game: "
-          f"{ {name: round(n / count) for name, n in jobs_left.items()} } (a reminder stays until it fires, "
-          f"at 80% of its decision's deadline, however soon the decision was answered)")
+          f"{ {name: round(n / count) for name, n in jobs_left.items()} }")
+    print(f"  timers (service.timers) it left: median {median(timed):.0f} ({median(waiting) / 1024:.1f} KiB), one per "
+          f"decision mailed: a reminder's timer stays until its step comes, however soon the decision was answered")
     print(f"  each player's address keys (shared by all his games): median {median(addresses)} B")
 
 
