@@ -300,9 +300,9 @@ def test_a_post_over_the_size_cap_is_refused_and_of_a_kept_one_only_what_a_reply
 
 def test_posts_past_the_hourly_share_of_a_seat_or_a_sender_are_answered_limited_and_not_kept(live, monkeypatch):
     from service import ratelimit
-    from service.inbound import address, endpoint
-    monkeypatch.setattr(endpoint, "SEAT_LIMIT", ratelimit.Limit(3, 3600))
-    monkeypatch.setattr(endpoint, "SENDER_LIMIT", ratelimit.Limit(5, 3600))
+    from service.inbound import address, receiving
+    monkeypatch.setattr(receiving, "SEAT_LIMIT", ratelimit.Limit(3, 3600))
+    monkeypatch.setattr(receiving, "SENDER_LIMIT", ratelimit.Limit(5, 3600))
     links = live.app.extensions["palazzo.links"]
     first, second = (address.address(links, game_id, 0, 0, DOMAIN) for game_id in ("0123456789abcdef", "fedcba9876543210"))
 
@@ -313,7 +313,7 @@ def test_posts_past_the_hourly_share_of_a_seat_or_a_sender_are_answered_limited_
 
     assert [sent(f"eve{n}@example.net", first) for n in range(4)] == ["queued"] * 3 + ["limited"], "one seat's share"
     assert [sent(ANN, second) for _ in range(5)] == ["queued"] * 3 + ["limited"] * 2
-    monkeypatch.setattr(endpoint, "SEAT_LIMIT", ratelimit.Limit(100, 3600))
+    monkeypatch.setattr(receiving, "SEAT_LIMIT", ratelimit.Limit(100, 3600))
     assert [sent(ANN, second) for _ in range(3)] == ["queued"] * 2 + ["limited"], "one sender's share"
     assert len(kept(live)) == 3 + 3 + 2, "a limited post is not kept"
 

@@ -57,9 +57,9 @@ class Chooser:
 
 def test_two_players_play_a_whole_game_only_by_replying_to_their_mail(live, mail_workers, monkeypatch):
     from service import ratelimit
-    from service.inbound import endpoint
+    from service.inbound import receiving
     for limit in ("SEAT_LIMIT", "SENDER_LIMIT"):  # these players answer in a blink, far beyond a person's hourly share
-        monkeypatch.setattr(endpoint, limit, ratelimit.Limit(10_000, 3600))
+        monkeypatch.setattr(receiving, limit, ratelimit.Limit(10_000, 3600))
     seats = [{"name": "Ann", "email": "ann@example.org"}, {"name": "Bea", "email": "bea@example.org"},
              {"name": "Cy", "bot": "random"}, {"name": "Di", "bot": "greedy"}, {"name": "Ed", "bot": "random"}]
     game_id = create(live, seats)
