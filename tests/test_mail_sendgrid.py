@@ -148,7 +148,9 @@ def test_settings_come_from_the_environment():
     assert configured.domain == "play.palazzo.example"
     with pytest.raises(ValueError, match="SENDGRID_API_KEY"):
         MailSettings.from_env({"PALAZZO_MAIL_BACKEND": "sendgrid"})
-    with pytest.raises(ValueError, match="outbox, sendgrid"):
+    with pytest.raises(ValueError, match="outbox, sendgrid, smtp"):
+        MailSettings.from_env({"PALAZZO_MAIL_BACKEND": "pigeon"})
+    with pytest.raises(ValueError, match="PALAZZO_SMTP_HOST"):
         MailSettings.from_env({"PALAZZO_MAIL_BACKEND": "smtp"})
 
 

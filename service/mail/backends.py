@@ -5,7 +5,7 @@ from collections.abc import Callable
 
 from redis import Redis
 
-from service.mail import outbox, sendgrid_api
+from service.mail import outbox, sendgrid_api, smtp
 from service.mail.errors import MailError, PermanentMailError, RetryableMailError
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
@@ -13,6 +13,7 @@ from service.mail.settings import MailSettings
 _BACKENDS: dict[str, Callable[[Mail, MailSettings, Redis], str]] = {
     "outbox": lambda mail, settings, redis: outbox.push(redis, mail),
     "sendgrid": lambda mail, settings, redis: sendgrid_api.send(mail, settings),
+    "smtp": lambda mail, settings, redis: smtp.send(mail, settings),
 }
 
 
