@@ -1,15 +1,15 @@
 # The two commands a newcomer needs: `make run` and `make test`. Each sets up what it needs first.
 # Python packages go into a virtual environment (.venv): Debian's python3 refuses a system-wide
-# pip install (PEP 668). Debian packages (python3-venv, redis-server, and chromium for the browser
-# tests, which Playwright drives: it never downloads a browser of its own) come from apt-get, with
-# sudo when not root. The tests' OpenAPI linter comes from the npm registry into node_modules/.
+# pip install (PEP 668). Debian packages (python3-venv, redis-server, chromium for the browser tests,
+# which Playwright drives: it never downloads a browser of its own, and dovecot-imapd for the IMAP
+# tests) come from apt-get, with sudo when not root. The tests' OpenAPI linter comes from the npm registry into node_modules/.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
-.PHONY: setup browser spec-tools run test bench
+.PHONY: setup browser spec-tools mail-servers run test bench
 
 setup: $(VENV)/.installed
 	@command -v redis-server >/dev/null || ($(SUDO) apt-get update -qq && $(APT_INSTALL) redis-server)
@@ -49,7 +49,11 @@ run: setup
 # servers (redis-server, workers, gunicorn, Chromium), so even two cores do more than one process can.
 TEST_PROCESSES ?= 3
 
-test: setup browser spec-tools
+# The SMTP and IMAP tests run Debian's Dovecot (tests/mail_servers.py), each with a config of its own.
+mail-servers:
+	@test -x /usr/sbin/dovecot -a -x /usr/lib/dovecot/imap || ($(SUDO) apt-get update -qq && $(APT_INSTALL) dovecot-imapd)
+
+test: setup browser spec-tools mail-servers
 	$(PY) -m pytest -n $(TEST_PROCESSES)
 
 bench: setup
