@@ -77,9 +77,13 @@ class Keeper:
                           handled=False)  # else aiosmtpd sends no 535
 
     def messages(self, to: str | None = None) -> list[EmailMessage]:
+        return [message for rcpt, message in self.arrived() if to in (None, rcpt)]
+
+    def arrived(self, start: int = 0) -> list[tuple[str, EmailMessage]]:
+        """(recipient, message) of each message accepted, from the `start`th on."""
         with self.lock:
-            kept = list(self.received)
-        return [email.message_from_bytes(raw, policy=policy.default) for rcpt, raw in kept if to in (None, rcpt)]
+            kept = self.received[start:]
+        return [(rcpt, email.message_from_bytes(raw, policy=policy.default)) for rcpt, raw in kept]
 
 
 class SmtpServer:

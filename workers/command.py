@@ -8,7 +8,8 @@ jobs onto their queues when due (`workers.scheduler`: bot moves a moment later, 
 reminders), and restarts the replies' process if it died. Each step that cannot reach Redis is
 simply tried again at the next tick. Replies run in a child process of their own
 (`workers.reply_process`), so that a slow one never holds up a deadline, a bot or a mail; it dies
-with the worker. RQ's work loop is started again whenever it ends for any reason but a stop
+with the worker. With PALAZZO_IMAP_HOST set, a thread reads replies from that mailbox
+(`workers.imap`) and queues them for that process. RQ's work loop is started again whenever it ends for any reason but a stop
 request (`workers.work_loop`), so a Redis restart never stops the worker: SIGTERM or SIGINT does,
 with status 0. Several workers may run at once: each polls, a due game is claimed so that it is
 queued once, RQ's scheduler locks share the scheduled jobs, and a job that runs twice moves once.
@@ -29,7 +30,9 @@ from collections.abc import Callable
 import redis
 
 from service.followups import QUEUE, REPLY_QUEUE, Queued
+from service.mail.settings import ImapSettings
 from workers import work_loop
+from workers.imap import Reader
 from workers.reply_process import ReplyProcess, die_with_parent
 from workers.scheduler import Scheduler
 
@@ -80,12 +83,18 @@ def run(args: argparse.Namespace) -> int:
     if not isinstance(store.followups, Queued):
         print("palazzo worker: PALAZZO_JOBS=inline runs no jobs; a worker needs PALAZZO_JOBS=rq", file=sys.stderr)
         return 2
+    try:
+        mailbox = ImapSettings.from_env()
+    except ValueError as error:
+        print(f"palazzo worker: {error}", file=sys.stderr)
+        return 2
     connection = store.followups.connection  # the queue Redis: plain, even when the store is a cluster
     if args.replies is not None:
         work_loop.work([REPLY_QUEUE], connection, fork=args.fork, stopping=stopping)
         return 0
     scheduler = Scheduler([QUEUE, REPLY_QUEUE], connection, args.poll)
     replies = ReplyProcess(args.fork)
+    reader = Reader(mailbox) if mailbox.host else None
     stop_ticks = threading.Event()
     ticks = threading.Thread(target=_tick_forever, args=(args.poll, stop_ticks, [
         deadlines.poll, deadlines.poll_timers, scheduler.tick, replies.keep_up]), name="tick", daemon=True)
@@ -97,4 +106,6 @@ def run(args: argparse.Namespace) -> int:
         ticks.join(timeout=10)
         scheduler.stop()
         replies.stop()
+        if reader is not None:
+            reader.stop()
     return 0

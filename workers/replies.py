@@ -12,13 +12,14 @@ from service.mail.settings import MailSettings
 from workers import context
 
 
-def _replies() -> Replies:
+def replies() -> Replies:
+    """What playing a reply needs, from this process's store and settings (the reply jobs', the IMAP reader's)."""
     return Replies(context.store(), context.links(), MailSettings.from_env(), context.talk_limit())
 
 
 def play(key: str) -> str:
     """Play the kept mail `key`; returns what became of it."""
-    return _replies().handle(key)
+    return replies().handle(key)
 
 
 def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
@@ -26,4 +27,4 @@ def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
     a try with none left marks the mail failed."""
     if job.retries_left:
         return
-    _replies().failed(job.args[0], f"{exc_type.__name__}: {exc_value}")
+    replies().failed(job.args[0], f"{exc_type.__name__}: {exc_value}")
