@@ -293,7 +293,7 @@ def test_up_on_a_taken_port_says_so_in_one_line_and_starts_nothing(tmp_path):
 
 @pytest.mark.parametrize("name, value", [
     ("PALAZZO_RATE_LIMIT", "banana"), ("PALAZZO_MAIL_BACKEND", "smtp"), ("PALAZZO_SECRET", "short"),
-    ("REDIS_URL", "http://127.0.0.1:6379/0"), ("PALAZZO_COMPACT_AFTER", "soon"),
+    ("REDIS_URL", "http://127.0.0.1:6379/0"), ("PALAZZO_COMPACT_AFTER", "soon"), ("PALAZZO_IMAP_SECURITY", "ssl3"),
 ])
 def test_up_with_a_setting_it_cannot_read_says_which_in_one_line(tmp_path, name, value):
     """It died in a gunicorn traceback (and one from the worker) instead."""

@@ -129,8 +129,9 @@ def test_a_whole_game_through_smtp_and_imap_with_the_worker_killed_mid_fetch_and
                 if held is None:
                     continue
                 assert held.wait(30), f"the worker never sent {hold!r}"
-                if hold == b" MOVE ":
-                    wait_for(lambda: [m for m in smtp.keeper.messages(to) if m["In-Reply-To"] == message_id])
+                if hold == b" MOVE ":  # the reply is played while its move waits
+                    wait_for(lambda to=to, answering=message_id: [m for m in smtp.keeper.messages(to)
+                                                                  if m["In-Reply-To"] == answering])
                 wait_for(lambda: jobs_idle(queues))
                 os.killpg(worker.pid, signal.SIGKILL)
                 worker.wait()
@@ -150,3 +151,9 @@ def test_a_whole_game_through_smtp_and_imap_with_the_worker_killed_mid_fetch_and
         states = [inbox.state(live.app.extensions["palazzo.store"].redis, key.split("{")[1].split("}")[0])["status"]
                   for key in kept(live)]
         assert len(states) == len(sent) and set(states) == {"applied"}
+
+
+def test_a_worker_with_an_imap_setting_it_cannot_read_stops_at_once_and_says_which(workers, tmp_path):
+    [worker] = workers(1, PALAZZO_IMAP_HOST="127.0.0.1", PALAZZO_IMAP_POLL="soon")
+    assert worker.wait(timeout=60) == 2
+    assert "PALAZZO_IMAP_POLL" in (tmp_path / "worker-0.log").read_text()

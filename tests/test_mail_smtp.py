@@ -113,7 +113,8 @@ def test_the_worker_retries_a_451_and_keeps_a_550_as_undelivered_for_the_host(re
                                                        {"name": "Cy", "bot": "random"}])
         game_id = created["game"]["id"]
         redis = app.extensions["palazzo.store"].redis
-        bea = lambda: [e for e in undelivered.listed(redis, game_id) if e["to"] == "bea@example.org"]  # noqa: E731
+        def bea() -> list[dict]:
+            return [e for e in undelivered.listed(redis, game_id) if e["to"] == "bea@example.org"]
         wait_for(lambda: [e for e in bea() if e["seat"] == 1])  # her decision mail; her invitation has no seat
         wait_for(lambda: server.keeper.messages("ann@example.org"))
         ann = server.keeper.messages("ann@example.org")

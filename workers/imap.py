@@ -36,7 +36,7 @@ class Reader:
         while not self.stopping.is_set():
             try:
                 box = imap.Mailbox(settings)
-            except Exception as error:
+            except Exception as error:  # whatever the server or the network did, the reader goes on
                 log.warning("IMAP server %s:%s: %s; trying again in %s s", settings.host, settings.port,
                             _said(error), RETRY_SECONDS)
                 self.stopping.wait(RETRY_SECONDS)
@@ -47,7 +47,7 @@ class Reader:
                     if moved:
                         log.info("%d mail handled from %s", moved, settings.folder)
                     box.wait(settings.poll, self.stopping)
-            except Exception as error:
+            except Exception as error:  # a lost connection, a Redis down: the mail waits in the folder
                 log.warning("reading %s: %s; trying again in %s s", settings.folder, _said(error), RETRY_SECONDS)
                 self.stopping.wait(RETRY_SECONDS)
             finally:

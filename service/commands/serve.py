@@ -88,9 +88,10 @@ def check_settings() -> None:
     """Build here, once, what gunicorn and the worker build from the environment: a setting they
     cannot read is then one line (which variable, what is wrong) before either starts."""
     from service.app import create_app
-    from service.mail.settings import MailSettings
+    from service.mail.settings import ImapSettings, MailSettings
     try:
         MailSettings.from_env()
+        ImapSettings.from_env()
         create_app()
     except (RuntimeError, ValueError) as error:
         raise ServeError(f"cannot start with this setting: {error}") from None
