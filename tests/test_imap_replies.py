@@ -124,6 +124,8 @@ def test_a_whole_game_through_smtp_and_imap_with_the_worker_killed_mid_fetch_and
                                         quoting({"text": text}, pick(rng, listed({"text": text}))))
                 sent.append(message_id)
                 hold = kills.get(len(sent))
+                if hold:  # the command held is this reply's: every other mail has left the INBOX
+                    wait_for(lambda: dovecot.count("palazzo", "INBOX") == 0)
                 held = relay.hold(hold) if hold else None
                 dovecot.append("palazzo", raw)
                 if held is None:
