@@ -8,12 +8,11 @@ stays kept for the host to see.
 from __future__ import annotations
 
 from service.inbound.replies import Replies
-from service.mail.settings import MailSettings
 from workers import context
 
 
 def _replies() -> Replies:
-    return Replies(context.store(), context.links(), MailSettings.from_env(), context.talk_limit())
+    return Replies(context.store(), context.links(), context.config().mail, context.talk_limit())
 
 
 def play(key: str) -> str:

@@ -28,7 +28,6 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from service import ratelimit, tokens, web
 from service.inbound import address, form, inbox, message
 from service.inbound.replies import Replies
-from service.mail.settings import MailSettings
 from service.problems import Problem, render
 
 log = logging.getLogger(__name__)
@@ -75,7 +74,7 @@ def sendgrid(secret: str | None) -> Response:
             store.redis, key, "dispatch", DISPATCH_SECONDS):
         return jsonify(status="duplicate", message=key)
     try:
-        status = store.followups.play_reply(Replies(store, web.links(), MailSettings.from_env(),
+        status = store.followups.play_reply(Replies(store, web.links(), web.config().mail,
                                                             current_app.extensions["palazzo.talk_limit"]), key)
     except Exception:
         inbox.unclaim(store.redis, key, "dispatch")  # the provider posts again, and that post dispatches it
@@ -86,7 +85,7 @@ def sendgrid(secret: str | None) -> Response:
 def _refusal(secret: str | None) -> Problem | None:
     """Why the caller may not post here: no inbound secret is set (404), the path's is wrong (404),
     or basic auth does not carry it (401); None when he may."""
-    expected = (current_app.config.get("INBOUND_SECRET") or "").encode()
+    expected = (web.config().inbound_secret or "").encode()
     if not expected:
         return Problem("not_found", "no such resource")
     if secret is not None:

@@ -1,7 +1,6 @@
-"""How mail leaves Palazzo, read once from the environment, so that a worker and the app agree."""
+"""How mail leaves Palazzo: a part of `service.config.Config`, read with it once, so that a worker and the app agree."""
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -40,7 +39,7 @@ class MailSettings:
         return self.mail_domain or self.domain
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> MailSettings:
+    def from_env(cls, environ: Mapping[str, str]) -> MailSettings:
         return cls(
             backend=environ.get("PALAZZO_MAIL_BACKEND") or "outbox",
             sendgrid_api_key=environ.get("SENDGRID_API_KEY") or None,
