@@ -30,6 +30,7 @@ from service.mail import sending, undelivered
 from service.mail.backends import MailError
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
+from service.status import Status
 
 if TYPE_CHECKING:
     from service.inbound.replies import Replies
@@ -81,7 +82,7 @@ class Queued:
         `enqueue_many`, the one RQ call that joins a pipeline already holding commands.
         """
         bots = [d for d in table.pending if table.bot_for(d["seat"]) and (everything or d["since"] == table.version)
-                ] if table.status == "running" else []
+                ] if table.status == Status.RUNNING else []
         mail = any(seat.get("email") for seat in table.meta["seats"])
         if not bots and not mail:
             return

@@ -2,7 +2,8 @@
 
 Each reads the game, asks the pure engine, and commits through the store's one atomic script; a
 commit lost to another writer is tried again on the new state as long as the mover's decision is
-the one he answered: every mover goes through one loop for that, `until_committed`. After every commit the store's followups queue what comes next.
+the one he answered, every mover through one loop (`until_committed`). After every commit the
+store's followups queue what comes next.
 """
 from __future__ import annotations
 
