@@ -45,7 +45,7 @@ import redis  # noqa: E402
 from rq import SimpleWorker  # noqa: E402
 
 from service import games, playing, timers, tokens  # noqa: E402
-from service.config import make_store, settings  # noqa: E402
+from service.config import Config, make_store  # noqa: E402
 from service.localredis import LocalRedis  # noqa: E402
 from service.resources.moves import take  # noqa: E402
 from service.store import Store, email_key, game_key, token_key  # noqa: E402
@@ -55,7 +55,7 @@ BOTS = ["greedy", "random", "random", "random", "greedy"]
 
 
 def store_for(url: str) -> Store:
-    return make_store({**settings(), "REDIS_URL": url, "QUEUE_URL": None, "JOBS": "inline", "BOT_DELAY": 0})
+    return make_store(Config.from_env().but(redis_url=url, queue_url=None, jobs="inline", bot_delay=0))
 
 
 def aof_bytes(node_dir: Path) -> int:

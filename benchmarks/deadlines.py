@@ -44,7 +44,7 @@ sys.path.insert(0, str(REPO))
 
 import engine.pof  # noqa: E402,F401  (registers the game)
 from service import deadlines, followups, games  # noqa: E402
-from service.config import make_store, settings  # noqa: E402
+from service.config import Config, make_store  # noqa: E402
 from service.localredis import LocalRedis  # noqa: E402
 from service.store import WAKE_KEYS, Store, game_key, shard_of, wake_key  # noqa: E402
 
@@ -56,7 +56,7 @@ KIND = "keep_professions"  # the opening decision: all three seats at once
 
 def store_for(url: str) -> Store:
     """The store the API and the workers use (RQ followups), on the benchmark's redis-server."""
-    return make_store({**settings(), "REDIS_URL": url, "QUEUE_URL": None, "JOBS": "rq", "BOT_DELAY": 0})
+    return make_store(Config.from_env().but(redis_url=url, queue_url=None, jobs="rq", bot_delay=0))
 
 
 def create_games(store: Store, count: int, seconds_for: Callable[[int], int]) -> list[tuple[str, float]]:

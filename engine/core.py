@@ -224,8 +224,10 @@ class Grammar(Protocol):
 
     guide: list[str]  # how commands are written, a few lines for every mail that asks for one
 
-    def parse(self, text: str) -> Parsed:
-        """The commands of a written answer, without the game's state; raises Unreadable."""
+    def parse(self, lines: list[str]) -> Parsed:
+        """The commands of a written answer, without the game's state; raises Unreadable. `lines` are
+        the ones the player wrote himself: a channel has taken off what it added (a mail's quote,
+        headings and signature: `service.inbound.quoting`)."""
 
     def resolve(self, command: Command, legal: list[Move]) -> Move:
         """The move a command names among the seat's legal moves; raises Unreadable."""

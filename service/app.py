@@ -16,7 +16,7 @@ from engine.core import game_names, get_game
 from service import callers, clock, ratelimit
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
-from service.config import ConfigError, make_store, settings
+from service.config import Config, ConfigError, make_store
 from service.games import LOAD_FIELDS
 from service.inbound import endpoint as inbound
 from service.links import MIN_SECRET_LENGTH, Links
@@ -90,29 +90,32 @@ class NoSessions(SessionInterface):
         return None
 
 
-def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """The app; refuses to start without a real secret (links signed with a known one are forgeable)."""
+def create_app(config: Config | None = None, **flask: Any) -> Flask:
+    """The app for `config` (read from the environment unless given, as `flask --app` and gunicorn
+    do), kept in `app.extensions["palazzo.config"]`; `flask` adds Flask's own settings (TESTING).
+    Refuses to start without a real secret (links signed with a known one are forgeable)."""
+    config = Config.from_env() if config is None else config
     app = Palazzo("palazzo")
     app.config.update(
         API_TITLE="Palazzo", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
         OPENAPI_URL_PREFIX="/api/v1", OPENAPI_JSON_PATH="openapi.json", MAX_CONTENT_LENGTH=MAX_BYTES,
-        **settings(),
+        SECRET_KEY=config.secret_key, **flask,
     )
-    app.config.update(config or {})
-    secret = app.config.get("SECRET_KEY") or ""
+    secret = config.secret_key or ""
     if len(secret) < MIN_SECRET_LENGTH:
         raise RuntimeError(f"set PALAZZO_SECRET to a random string of at least {MIN_SECRET_LENGTH} characters "
                            "(`palazzo serve` makes and keeps one under ./var for local runs)")
+    app.extensions["palazzo.config"] = config
     app.session_interface = NoSessions()
     app.config.update(COMPRESS_REGISTER=False, COMPRESS_MIMETYPES=["application/json"],
                       COMPRESS_MIN_SIZE=COMPRESS_MIN_BYTES)
     app.extensions["palazzo.compress"] = Compress(app)
-    clock.follow(app.config.get("CLOCK_FILE"))
-    store = make_store(app.config)
+    clock.follow(config.clock_file)
+    store = make_store(config)
     app.extensions["palazzo.store"] = store
-    app.extensions["palazzo.links"] = Links(secret, app.config["BASE_URL"])
-    served = served_games(app.config["GAMES"])
-    api = ProblemApi(app, spec_kwargs={"servers": [{"url": app.config["BASE_URL"]}]})
+    app.extensions["palazzo.links"] = Links(secret, config.base_url)
+    served = served_games(list(config.games))
+    api = ProblemApi(app, spec_kwargs={"servers": [{"url": config.base_url}]})
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",
                                                   "description": "A seat, host or player token."})
     describe_games(api, served)
@@ -121,10 +124,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for page in (*PAGES, inbound):
         app.register_blueprint(page.bp)
     app.register_blueprint(pages.assets())
-    for extension, name in (("palazzo.limit", "RATE_LIMIT"), ("palazzo.invite_limit", "INVITE_LIMIT"),
-                            ("palazzo.talk_limit", "TALK_LIMIT")):
+    for extension, name, text in (("palazzo.limit", "RATE_LIMIT", config.rate_limit),
+                                  ("palazzo.invite_limit", "INVITE_LIMIT", config.invite_limit),
+                                  ("palazzo.talk_limit", "TALK_LIMIT", config.talk_limit)):
         try:
-            app.extensions[extension] = ratelimit.Limit.parse(app.config[name])
+            app.extensions[extension] = ratelimit.Limit.parse(text)
         except ValueError as error:
             raise ConfigError(f"PALAZZO_{name}: {error}") from None
     app.before_request(_identify)
@@ -136,8 +140,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_error_handler(redis.TimeoutError, _store_unavailable)
     app.register_error_handler(redis.exceptions.ClusterError, _store_unavailable)  # a cluster lost a master
     app.register_error_handler(redis.exceptions.RedisClusterException, _store_unavailable)
-    if app.config["CORS_ORIGINS"]:
-        CORS(app, origins=app.config["CORS_ORIGINS"], resources={r"/api/v1/*": {}},
+    if config.cors_origins:
+        CORS(app, origins=list(config.cors_origins), resources={r"/api/v1/*": {}},
              allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key"],
              expose_headers=["ETag", "Retry-After", "Idempotent-Replayed"], max_age=600)
     return app

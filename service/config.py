@@ -1,5 +1,7 @@
-"""Configuration from the environment, and the store built from it: one place for the web app, the
-workers and the command line. README lists every variable with its default.
+"""Configuration, read from the environment once at a process's start, and the store built from it:
+one `Config` for the web app, the workers and the command line, handed down from there (the app keeps
+it in `app.extensions["palazzo.config"]`, a worker in `workers.context.config()`). No other module
+reads the environment; README lists every variable with its default.
 
 `REDIS_URL` is the game store: a plain Redis (``redis://``, ``rediss://``, ``unix://``) or a Redis
 Cluster, named as ``redis+cluster://host:port[,host:port...]`` (the form the `limits` library
@@ -9,75 +11,143 @@ defaults to the store's own Redis and must be set when the store is a cluster.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
 
 from service import followups, invitations, messages, playing
-from service.links import LOCAL_BASE_URL
 from service.connection import connect, is_cluster_url, refuse_cluster_node
+from service.links import LOCAL_BASE_URL
+from service.mail.settings import ImapSettings, MailSettings
 from service.store import Store
+
 
 
 class ConfigError(RuntimeError):
     """A setting the service cannot run with; the message says what to set."""
 
 
-def _number(name: str, default: str, kind: type[int] | type[float]) -> int | float:
-    """The environment variable `name` as a number; one that is not says which variable it is."""
-    text = os.environ.get(name, default)
+@dataclass(frozen=True)
+class Config:
+    """Every setting of a process; each field is the variable README names (`PALAZZO_` + its name in
+    capitals, but for `redis_url` and `secret_key`, which is PALAZZO_SECRET)."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    queue_url: str | None = None
+    jobs: str = "rq"
+    bot_delay: float = 1.0
+    min_deadline: int = 60
+    compact_after: float = 600.0
+    base_url: str = LOCAL_BASE_URL
+    rate_limit: str = "600 per minute"
+    invite_limit: str = invitations.LIMIT
+    talk_limit: str = messages.LIMIT
+    cors_origins: tuple[str, ...] = ()
+    games: tuple[str, ...] = ("princes-of-florence",)
+    mail_events_secret: str | None = None
+    inbound_secret: str | None = None
+    clock_file: str | None = None
+    secret_key: str | None = None
+    mail_retry_seconds: tuple[int, ...] = (10, 30, 120, 600, 1800)
+    mail_merge_seconds: float = 30.0
+    poll_seconds: float = 1.0
+    mail: MailSettings = field(default_factory=MailSettings)
+    imap: ImapSettings = field(default_factory=ImapSettings)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Config:
+        """The settings in `environ` (the process's environment unless given); a value the service
+        cannot use raises ConfigError naming its variable."""
+        environ = os.environ if environ is None else environ
+        env = environ.get
+        try:
+            mail = MailSettings.from_env(environ)
+            imap = ImapSettings.from_env(environ)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        return cls(
+            redis_url=env("REDIS_URL") or cls.redis_url,
+            queue_url=env("PALAZZO_QUEUE_URL") or None,
+            jobs=env("PALAZZO_JOBS") or cls.jobs,
+            bot_delay=_number(env, "PALAZZO_BOT_DELAY", "1", float),
+            min_deadline=_number(env, "PALAZZO_MIN_DEADLINE", "60", int),
+            compact_after=_number(env, "PALAZZO_COMPACT_AFTER", "600", float),
+            base_url=env("PALAZZO_BASE_URL") or LOCAL_BASE_URL,
+            rate_limit=env("PALAZZO_RATE_LIMIT") or cls.rate_limit,
+            invite_limit=env("PALAZZO_INVITE_LIMIT") or invitations.LIMIT,
+            talk_limit=env("PALAZZO_TALK_LIMIT") or messages.LIMIT,
+            cors_origins=tuple(o.strip() for o in (env("PALAZZO_CORS_ORIGINS") or "").split(",") if o.strip()),
+            games=tuple((env("PALAZZO_GAMES") or "princes-of-florence").split(",")),
+            mail_events_secret=env("PALAZZO_MAIL_EVENTS_SECRET") or None,
+            inbound_secret=env("PALAZZO_INBOUND_SECRET") or None,
+            clock_file=env("PALAZZO_CLOCK_FILE") or None,
+            secret_key=env("PALAZZO_SECRET") or None,
+            mail_retry_seconds=_waits(env, "PALAZZO_MAIL_RETRY_SECONDS", cls.mail_retry_seconds),
+            mail_merge_seconds=_number(env, "PALAZZO_MAIL_MERGE_SECONDS", "30", float),
+            poll_seconds=_number(env, "PALAZZO_POLL_SECONDS", "1", float),
+            mail=mail,
+            imap=imap,
+        )
+
+    def but(self, **changes: Any) -> Config:
+        """This configuration with some settings changed (tests and tools that run their own store)."""
+        return dataclasses.replace(self, **changes)
+
+
+Read = Any  # a mapping's `get`: the environment's, or a test's
+
+
+def _number(env: Read, name: str, default: str, kind: type[int] | type[float]) -> int | float:
+    """The variable `name` as a number; one that is not says which variable it is."""
+    text = env(name, default)
     try:
         return kind(text)
     except ValueError:
         raise ConfigError(f"{name} must be {'a whole number' if kind is int else 'a number'}, not {text!r}") from None
 
 
-def settings() -> dict[str, Any]:
-    env = os.environ.get
-    config = {
-        "REDIS_URL": env("REDIS_URL", "redis://127.0.0.1:6379/0"),
-        "QUEUE_URL": env("PALAZZO_QUEUE_URL"),
-        "JOBS": env("PALAZZO_JOBS", "rq"),
-        "BOT_DELAY": _number("PALAZZO_BOT_DELAY", "1", float),
-        "MIN_DEADLINE": _number("PALAZZO_MIN_DEADLINE", "60", int),
-        "COMPACT_AFTER": _number("PALAZZO_COMPACT_AFTER", "600", float),
-        "BASE_URL": env("PALAZZO_BASE_URL", LOCAL_BASE_URL),
-        "RATE_LIMIT": env("PALAZZO_RATE_LIMIT", "600 per minute"),
-        "INVITE_LIMIT": env("PALAZZO_INVITE_LIMIT", invitations.LIMIT),
-        "TALK_LIMIT": env("PALAZZO_TALK_LIMIT", messages.LIMIT),
-        "CORS_ORIGINS": [o.strip() for o in env("PALAZZO_CORS_ORIGINS", "").split(",") if o.strip()],
-        "GAMES": env("PALAZZO_GAMES", "princes-of-florence").split(","),
-        "MAIL_EVENTS_SECRET": env("PALAZZO_MAIL_EVENTS_SECRET"),
-        "INBOUND_SECRET": env("PALAZZO_INBOUND_SECRET"),
-        "CLOCK_FILE": env("PALAZZO_CLOCK_FILE"),
-    }
-    if env("PALAZZO_SECRET"):
-        config["SECRET_KEY"] = env("PALAZZO_SECRET")
-    return config
+def _waits(env: Read, name: str, default: tuple[int, ...]) -> tuple[int, ...]:
+    """The variable `name` as comma-separated whole seconds."""
+    text = env(name)
+    if text is None:
+        return default
+    try:
+        return tuple(int(wait) for wait in text.split(","))
+    except ValueError:
+        raise ConfigError(f"{name} must be whole seconds separated by commas, not {text!r}") from None
 
 
-def queue_url(config: dict[str, Any]) -> str:
+def named_store_url(environ: Mapping[str, str] | None = None) -> str | None:
+    """REDIS_URL when it is set, else None: a tool that can find a store of its own without it
+    (`palazzo mail list` finds a running `palazzo up`'s) must tell unset from the default."""
+    return (os.environ if environ is None else environ).get("REDIS_URL") or None
+
+
+def queue_url(config: Config) -> str:
     """The Redis of RQ's queues and scheduled jobs: PALAZZO_QUEUE_URL, else the game store's own.
 
     RQ needs a plain Redis (its job keys and queues are not kept in one slot), so a cluster store
     has none to lend: without PALAZZO_QUEUE_URL the service refuses to start.
     """
-    url = config.get("QUEUE_URL")
+    url = config.queue_url
     if url:
         if is_cluster_url(url):
             raise ConfigError("PALAZZO_QUEUE_URL must name a plain Redis (redis://host:port/0): RQ cannot use a cluster")
         return url
-    if is_cluster_url(config["REDIS_URL"]):
+    if is_cluster_url(config.redis_url):
         raise ConfigError("REDIS_URL is a Redis Cluster, and RQ's queues need a plain Redis: set PALAZZO_QUEUE_URL "
                           "(e.g. redis://queue-host:6379/0, with an append-only file: it holds the scheduled jobs)")
-    return config["REDIS_URL"]
+    return config.redis_url
 
 
-def make_store(config: dict[str, Any]) -> Store:
+def make_store(config: Config) -> Store:
     """The game store with its followups: RQ jobs on the queue Redis, or bots inline (no workers)."""
-    url = config["REDIS_URL"]
-    inline = config["JOBS"] == "inline"
+    url = config.redis_url
+    inline = config.jobs == "inline"
     queues_at = None if inline else queue_url(config)  # refused before anything connects
     try:
         if not is_cluster_url(url):
@@ -86,8 +156,9 @@ def make_store(config: dict[str, Any]) -> Store:
     except ValueError as error:  # redis-py's word on a URL it cannot read, which does not say whose
         raise ConfigError(f"REDIS_URL {url!r}: {error}") from None
     if inline:
-        return Store(client, followups.Inline(playing.run_bots), config["COMPACT_AFTER"])
+        return Store(client, followups.Inline(playing.run_bots, config.mail), config.compact_after)
     if queues_at != url:
         refuse_cluster_node(queues_at, "PALAZZO_QUEUE_URL")
     queues = redis.Redis.from_url(queues_at)  # RQ wants bytes, not str
-    return Store(client, followups.Queued(queues, bot_delay=config["BOT_DELAY"]), config["COMPACT_AFTER"])
+    return Store(client, followups.Queued(queues, bot_delay=config.bot_delay, mail_waits=config.mail_retry_seconds),
+                 config.compact_after)

@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from service import clock, zones
+from service.status import Status
 
 HOUR = 3600
 DEFAULTS = {"bid": 12 * HOUR}
@@ -35,11 +36,11 @@ def wake_at(table: Any, at: datetime, compact_after: float) -> float | None:
     """When a worker must next look at the game (epoch seconds), None for never: a running game's
     earliest deadline or end of a player's vacation (`seats[n].away`, which the worker ends), the end
     of a pause, or, once finished, when it is compacted."""
-    if table.status == "paused":
+    if table.status == Status.PAUSED:
         return parse(table.meta["paused_until"]).timestamp()
-    if table.status == "finished":
+    if table.status == Status.FINISHED:
         return at.timestamp() + compact_after
-    if table.status != "running":
+    if table.status != Status.RUNNING:
         return None
     due = [parse(d["deadline_at"]).timestamp() for d in table.pending if d.get("deadline_at")]
     due += [parse(entry["away"]["until"]).timestamp() for entry in table.meta["seats"] if entry.get("away")]

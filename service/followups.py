@@ -17,7 +17,6 @@ tests and tools that run no worker.
 """
 from __future__ import annotations
 
-import os
 import threading
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Callable
@@ -31,6 +30,7 @@ from service.mail import sending, undelivered
 from service.mail.backends import MailError
 from service.mail.message import Mail
 from service.mail.settings import MailSettings
+from service.status import Status
 
 if TYPE_CHECKING:
     from service.inbound.replies import Replies
@@ -66,11 +66,13 @@ class Queued:
     """Followups for a real deployment: RQ jobs that workers (`palazzo worker`) run, on the queue
     Redis `connection` (plain, bytes)."""
 
-    def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0):
+    def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0,
+                 mail_waits: tuple[int, ...] = (10, 30, 120, 600, 1800)):
         self.connection = connection
         self.queue = Jobs(QUEUE, connection=connection)
         self.replies = Jobs(REPLY_QUEUE, connection=connection)
         self.bot_delay = bot_delay
+        self.mail_waits = list(mail_waits)
 
     def after(self, store: Any, table: Any, everything: bool = False) -> None:
         """Queue what this committed game needs done now, in one round trip (none when nothing is).
@@ -80,7 +82,7 @@ class Queued:
         `enqueue_many`, the one RQ call that joins a pipeline already holding commands.
         """
         bots = [d for d in table.pending if table.bot_for(d["seat"]) and (everything or d["since"] == table.version)
-                ] if table.status == "running" else []
+                ] if table.status == Status.RUNNING else []
         mail = any(seat.get("email") for seat in table.meta["seats"])
         if not bots and not mail:
             return
@@ -111,7 +113,7 @@ class Queued:
         """Queue the mail's sending: its own job, retried with backoff (PALAZZO_MAIL_RETRY_SECONDS),
         kept as undelivered for the host after the last try. The job's description, which workers log
         and RQ keeps, says only what kind of mail it is: the subject may tell a seat's secrets."""
-        waits = [int(w) for w in os.environ.get("PALAZZO_MAIL_RETRY_SECONDS", "10,30,120,600,1800").split(",")]
+        waits = self.mail_waits
         self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
                            on_failure=Callback(MAIL_GAVE_UP), description=f"send a {mail.kind} mail")
 
@@ -139,8 +141,9 @@ class Inline:
     """Followups without workers: bots move at once in the caller's process; deadlines wait; mail
     goes out at once, through the configured backend, with no retry; a reply is played at once."""
 
-    def __init__(self, run_bots: Callable[[Any, Any], Any]):
+    def __init__(self, run_bots: Callable[[Any, Any], Any], mail: MailSettings):
         self.run_bots = run_bots
+        self.mail = mail
         self._local = threading.local()
 
     def after(self, store: Any, table: Any, everything: bool = False) -> None:
@@ -159,7 +162,7 @@ class Inline:
     def send_mail(self, store: Any, mail: Mail) -> None:
         """Send now, through the same checks as a worker's send job (`sending.send`)."""
         try:
-            sending.send(store, mail, MailSettings.from_env())
+            sending.send(store, mail, self.mail)
         except MailError as error:
             undelivered.keep(store.redis, mail, error)
 

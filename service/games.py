@@ -16,11 +16,13 @@ from typing import Any, Callable, TypeVar
 from engine.core import IllegalMove, get_game, redact, word
 from service import deadlines, lobby, preferences, titles, tokens, vacation
 from service.problems import Problem
+from service.status import Status
 from service.store import Committed, Store, dumps, email_key, feed_channel, game_key, loads, lobby_key, token_key
 
 log = logging.getLogger(__name__)
 
-OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = "open", "running", "paused", "finished", "cancelled"
+OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = (Status.OPEN, Status.RUNNING, Status.PAUSED, Status.FINISHED,
+                                              Status.CANCELLED)  # by the names the service has always used
 MAX_PAUSES = 3
 ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
 MISSED_TURNS = 3  # timeouts in a row after which a bot stands in, unless the game says otherwise
@@ -83,13 +85,13 @@ def open_seats(head: Seated) -> list[int]:
 JOINABLE = (OPEN, RUNNING, PAUSED)
 
 
-def joinable(head: Seated, status: str) -> bool:
+def joinable(head: Seated, status: Status) -> bool:
     """Whether the game's join link takes anyone now: it has one, a seat is open, and it is not over.
     After the start that is only a seat its player left (a substitute's)."""
     return status in JOINABLE and bool(head.meta.get("join")) and bool(open_seats(head))
 
 
-def relist(store: Store, head: Seated, status: str) -> None:
+def relist(store: Store, head: Seated, status: Status) -> None:
     """A public game stands in the lobby exactly while it may be joined; other games cost nothing."""
     if head.meta.get("public"):
         lobby.relist(store, head.id, created_ms(head), joinable(head, status))
@@ -145,7 +147,7 @@ class Table(Seated):
     id: str
     version: int
     rev: int
-    status: str
+    status: Status
     meta: dict[str, Any]
     state: dict[str, Any]
     pending: list[dict[str, Any]]
@@ -178,7 +180,7 @@ class Head(Seated):
 
     id: str
     version: int
-    status: str
+    status: Status
     pending: list[dict[str, Any]]
     meta: dict[str, Any]
     result: dict[str, Any] | None = None
@@ -195,7 +197,7 @@ def heads(store: Store, game_ids: list[str]) -> dict[str, Head]:
         for game_id in dict.fromkeys(game_ids):
             pipe.hmget(game_key(game_id, "game"), HEAD_FIELDS)
         answers = pipe.execute()
-    found = {game_id: Head(game_id, int(version), status, loads(pending), loads(meta),
+    found = {game_id: Head(game_id, int(version), Status(status), loads(pending), loads(meta),
                            loads(result) if result else None)
              for game_id, (version, status, pending, meta, result) in zip(dict.fromkeys(game_ids), answers)
              if version is not None}
@@ -263,7 +265,7 @@ def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) 
     if raw["version"] is None:
         raise Problem("game_not_found", f"no game {game_id!r}")
     meta = loads(raw["meta"])
-    table = Table(game_id, int(raw["version"]), int(raw["rev"] or raw["version"]), raw["status"], meta,
+    table = Table(game_id, int(raw["version"]), int(raw["rev"] or raw["version"]), Status(raw["status"]), meta,
                   loads(raw["state"]), loads(raw["pending"]), loads(raw["private_moves"] or "{}"),
                   get_game(meta["game"]))
     if table.status == PAUSED and deadlines.parse(meta["paused_until"]) <= deadlines.now():
@@ -456,7 +458,7 @@ def retrying(store: Store, table: Table, change: Callable[[Table], Changed]) -> 
     raise Problem("busy", "the game kept changing; try again")
 
 
-def _host_change(store: Store, table: Table, statuses: tuple[str, ...], *, status: str | None = None,
+def _host_change(store: Store, table: Table, statuses: tuple[Status, ...], *, status: Status | None = None,
                  meta: dict | None = None, pending: list | None = None, event: dict | None = None) -> Table:
     fields = {}
     if status:

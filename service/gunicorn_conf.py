@@ -4,6 +4,9 @@ Command-line flags still win over these, so `palazzo serve` passes its --host/--
 gunicorn answers a request it cannot parse (a request line or header over its limits, a malformed
 line) itself, before the app sees it, with an HTML page; here those answers become the same
 application/problem+json documents every other error of the API is.
+
+It reads its own variables from the environment (PORT, WEB_CONCURRENCY, PALAZZO_THREADS), not from
+`service.config`: gunicorn reads this file before any app exists, and these size gunicorn itself.
 """
 from __future__ import annotations
 

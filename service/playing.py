@@ -2,7 +2,8 @@
 
 Each reads the game, asks the pure engine, and commits through the store's one atomic script; a
 commit lost to another writer is tried again on the new state as long as the mover's decision is
-the one he answered. After every commit the store's followups queue what comes next.
+the one he answered, every mover through one loop (`until_committed`). After every commit the
+store's followups queue what comes next.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import logging
 import random
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import engine.bots
 from engine.core import IllegalMove
@@ -24,6 +25,9 @@ from service.store import Committed, Store, dumps, idempotency_key, loads
 log = logging.getLogger(__name__)
 
 MAX_BOT_MOVES = 10_000
+DONE = ("ok", "duplicate")  # committed now, or by an earlier try of the same idempotent move
+BUSY = "the game kept changing; try again"
+Result = TypeVar("Result")
 
 
 @dataclass
@@ -163,15 +167,52 @@ def play_bot(store: Store, table: Table, seat: int) -> Played:
 
 def run_bots(store: Store, table: Table) -> Table:
     """While a pending decision belongs to a seat a bot plays, commit its moves (no workers: inline)."""
+    def nobody_due(table: Table) -> Table | None:
+        due = table.status == RUNNING and any(table.bot_for(d["seat"]) for d in table.pending)
+        return None if due else table
+
+    def first_due(table: Table) -> tuple[Committed, Table]:
+        played = play_bot(store, table, next(d["seat"] for d in table.pending if table.bot_for(d["seat"])))
+        return played.outcome, played.table
+
     for _ in range(MAX_BOT_MOVES):
-        if table.status != RUNNING:
-            return table
-        due = [d["seat"] for d in table.pending if table.bot_for(d["seat"])]
-        if not due:
-            return table
-        played = play_bot(store, table, due[0])
-        table = played.table if played.outcome.outcome == "ok" else load(store, table.id)
+        moved = until_committed(store, table, nobody_due, first_due, refuse=False, busy=None)
+        if moved is None:  # lost every try to other writers: go on from the game as it now stands
+            table = load(store, table.id)
+            continue
+        if nobody_due(moved) is not None:
+            return moved
+        table = moved
     return table
+
+
+def until_committed(store: Store, table: Table | str, check: Callable[[Table], Result | None],
+                    act: Callable[[Table], tuple[Committed, Result]], *, refuse: bool = True,
+                    busy: str | None = BUSY) -> Result | None:
+    """Load (when given the game's id), re-check, act, and again on the game as it now stands each
+    time the act's commit is lost to another writer: the one loop of every move (a player's, a bot's,
+    a deadline's), so that its checks always see what won.
+
+    `check(table)` answers None to act, else what to return without acting (or raises a Problem);
+    `act(table)` commits and gives (the commit's outcome, what to return when it is done: DONE). A
+    refusal other than stale raises its Problem (`games.refused`) when `refuse`; otherwise it is tried
+    again like a stale one, and the next check sees why. After ATTEMPTS tries: 409 busy saying `busy`,
+    or None when `busy` is None.
+    """
+    for attempt in range(ATTEMPTS):
+        if attempt or isinstance(table, str):
+            table = load(store, table if isinstance(table, str) else table.id)
+        early = check(table)
+        if early is not None:
+            return early
+        outcome, result = act(table)
+        if outcome.outcome in DONE:
+            return result
+        if refuse and outcome.outcome != "stale":
+            raise refused(outcome)
+    if busy is None:
+        return None
+    raise Problem("busy", busy)
 
 
 def check_seen(table: Table, seat: int, move: dict[str, Any], seen: int) -> None:
@@ -199,22 +240,23 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
     (the request's rate count) rides with the first commit tried; `follow` as for `play`.
     """
     key = idempotency_key_for(table.id, seat, idempotency) if idempotency else None
-    for _ in range(ATTEMPTS):
+    riding = [also]
+
+    def check(table: Table) -> tuple[dict[str, Any], bool] | None:
         earlier = store.redis.get(key) if key is not None else None
         if earlier is not None:  # looked for again after a lost commit: the winner may be our twin
             return _replayed(loads(earlier), move), True
         check_seen(table, seat, move, seen)
-        played = play(store, table, seat, move, answer=answer, idempotency_key=key, also=also, follow=follow)
-        also = None
-        outcome = played.outcome.outcome
-        if outcome == "ok":
-            return played.answer, False
-        if outcome == "duplicate":
-            return _replayed(loads(store.redis.get(key)), move), True
-        if outcome != "stale":
-            raise refused(played.outcome)
-        table = load(store, table.id)
-    raise Problem("busy", "the game kept changing under this move; try again")
+        return None
+
+    def act(table: Table) -> tuple[Committed, tuple[dict[str, Any], bool]]:
+        played = play(store, table, seat, move, answer=answer, idempotency_key=key, also=riding.pop() if riding
+                      else None, follow=follow)
+        if played.outcome.outcome == "duplicate":
+            return played.outcome, (_replayed(loads(store.redis.get(key)), move), True)
+        return played.outcome, (played.answer, False)
+
+    return until_committed(store, table, check, act, busy="the game kept changing under this move; try again")
 
 
 def idempotency_key_for(game_id: str, seat: int, key: str) -> str:
@@ -243,26 +285,26 @@ def default_on(store: Store, table: Table, seat: int, since: int | None = None, 
     Logged as a timeout everyone sees. A seat owed the game's grace (`service.grace`) gets its one
     extension instead, and no move.
     """
-    for attempt in range(ATTEMPTS):
-        if attempt:
-            table = load(store, table.id)
+    def not_due(table: Table) -> tuple[Table, bool] | None:
         decision = table.decision_of(seat)
         if table.status != RUNNING or decision is None or (since is not None and decision["since"] != since):
             return table, False
         if not force and deadlines.parse(decision["deadline_at"]) > deadlines.now():
             return table, False
+        return None
+
+    def act(table: Table) -> tuple[Committed, tuple[Table, bool]]:
         hours = grace.owed(table, seat)
         if hours:
-            outcome, given = grace.give(store, table, seat, decision, hours)
-            if outcome.outcome == "ok":
-                return given, False
-            continue
+            outcome, given = grace.give(store, table, seat, table.decision_of(seat), hours)
+            return outcome, (given, False)
         stand_in = table.stand_in(seat)
         move = bot_move(table, seat, stand_in) if stand_in else table.game.default_move(table.state, seat)
         played = play(store, table, seat, move, timeout=True, bot=stand_in)
-        if played.outcome.outcome == "ok":
-            return played.table, True
-    return load(store, table.id), False
+        return played.outcome, (played.table, True)
+
+    done = until_committed(store, table, not_due, act, refuse=False, busy=None)
+    return done if done is not None else (load(store, table.id), False)
 
 
 def overdue(table: Table, now: datetime | None = None) -> list[dict[str, Any]]:

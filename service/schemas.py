@@ -7,10 +7,11 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from engine.bots import BOTS
 from service import titles, zones
 from service.preferences import MAIL_CHOICES, MOST_REMINDERS, QUIET_RULE, RHYTHM_CHOICES, STEP_RULE, TALK_CHOICES
+from service.status import Status
 from service.vocabulary import (Choice, Deadlines, EventDoc, GameDoc, GameName, GameTerm, MoveField, MoveFields,
                                 MovePart, StrictBoolean)
 
-STATUSES = ["open", "running", "paused", "finished", "cancelled"]
+STATUSES = [status.value for status in Status]
 DEADLINE_SECONDS = (1, 30 * 24 * 3600)
 SEAT_NUMBER = ("The seat's number from 0, as the API counts seats everywhere (paths too); mails and pages "
                "number seats from 1 for people, so seat 0 is their seat 1.")

@@ -28,6 +28,8 @@ import orjson
 import redis
 from redis.exceptions import NoScriptError
 
+from service.status import Status
+
 PREFIX = "pz"
 IDEMPOTENCY_TTL = 24 * 3600
 ANSWERS, CLAIMS = "answers", "claims"  # game parts: the index of its idempotency answers, its claims
@@ -286,7 +288,7 @@ class Store:
         keys = [game_key(game_id, part) for part in ("game", "log", "events", ANSWERS, CLAIMS)]
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.watch(*keys)
-            if pipe.hget(keys[0], "status") != "finished" or pipe.exists(game_key(game_id, "archive")):
+            if pipe.hget(keys[0], "status") != Status.FINISHED or pipe.exists(game_key(game_id, "archive")):
                 return False
             archive = {"log": pipe.lrange(keys[1], 0, -1), "events": pipe.lrange(keys[2], 0, -1)}
             answers = [game_key(game_id, part) for part in pipe.zrange(keys[3], 0, -1)]

@@ -22,6 +22,7 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 import tests.toy_game  # noqa: F401  (registers the toy game)
 from service.app import create_app
+from service.config import Config
 from service.localredis import LocalRedis
 
 GAMES = ["toy-count", "princes-of-florence"]
@@ -53,10 +54,17 @@ def redis_url(redis_server):
 SECRET = "test-secret-" + "x" * 40
 
 
-def make_app(redis_url: str, **config):
-    return create_app({"REDIS_URL": redis_url, "GAMES": GAMES, "RATE_LIMIT": "1000000 per minute",
-                       "INVITE_LIMIT": "1000000 per hour",
-                       "SECRET_KEY": SECRET, "JOBS": "inline", "TESTING": True, **config})
+FLASK_SETTINGS = ("TESTING", "WEB_POLL_SECONDS")  # Flask's own, beside the service's Config
+
+
+def make_app(redis_url: str, **settings):
+    """The app on `redis_url`, with the environment's Config and the settings named as README's
+    variables are (JOBS, BOT_DELAY, ...; SECRET_KEY for PALAZZO_SECRET)."""
+    settings = {"REDIS_URL": redis_url, "GAMES": GAMES, "RATE_LIMIT": "1000000 per minute",
+                "INVITE_LIMIT": "1000000 per hour", "SECRET_KEY": SECRET, "JOBS": "inline", "TESTING": True,
+                **settings}
+    flask = {name: settings.pop(name) for name in FLASK_SETTINGS if name in settings}
+    return create_app(Config.from_env().but(**{name.lower(): value for name, value in settings.items()}), **flask)
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from service import deadlines, games, mailbox
+from service.config import Config
 from service.mail import recap, render, seats
 from service.mail.message import Mail
-from service.mail.settings import MailSettings
 from tests.conftest import bearer, mailed_link, wait_for
 
 
@@ -49,7 +49,7 @@ def decision_part(app, game_id: str, seat: int, reminder: bool = False) -> tuple
     to = seats.recipient(store, table, seat)
     assert to is not None
     part = render.decision_part(table.game.view(table.state, seat), table.decision_of(seat),
-                                seats.frame(table, MailSettings.from_env().domain), to,
+                                seats.frame(table, Config.from_env().mail.domain), to,
                                 seats.links_of(links, table, seat), deadlines.now(),
                                 table.game.default_move(table.state, seat), reminder=reminder,
                                 recap=recap.of(store, table, seat, recap.REMINDER_LINES if reminder else recap.RECAP_LINES))
@@ -58,7 +58,7 @@ def decision_part(app, game_id: str, seat: int, reminder: bool = False) -> tuple
 
 def decision_mail(app, game_id: str, seat: int, reminder: bool = False) -> Mail:
     to, part = decision_part(app, game_id, seat, reminder)
-    return render.part_mail(part, to, MailSettings.from_env().domain)
+    return render.part_mail(part, to, Config.from_env().mail.domain)
 
 
 def mails(app, to: str | None = None, kinds: tuple[str, ...] | None = None) -> list[dict]:

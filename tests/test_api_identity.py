@@ -7,6 +7,7 @@ from itsdangerous import URLSafeTimedSerializer
 
 from service import mailbox, tokens
 from service.app import create_app
+from service.config import Config
 from tests.conftest import SECRET, bearer, mailed_link, make_app, sign_in
 
 GAME = {"game": "toy-count", "seed": 1}
@@ -53,11 +54,11 @@ def test_one_address_holds_one_seat_of_a_game(client):
 def test_the_app_refuses_to_start_without_a_real_secret(redis_url, monkeypatch):
     monkeypatch.delenv("PALAZZO_SECRET", raising=False)
     with pytest.raises(RuntimeError, match="PALAZZO_SECRET"):
-        create_app({"REDIS_URL": redis_url})
+        create_app(Config.from_env().but(redis_url=redis_url))
     with pytest.raises(RuntimeError, match="PALAZZO_SECRET"):
-        create_app({"REDIS_URL": redis_url, "SECRET_KEY": "short"})
+        create_app(Config.from_env().but(redis_url=redis_url, secret_key="short"))
     monkeypatch.setenv("PALAZZO_SECRET", SECRET)
-    assert create_app({"REDIS_URL": redis_url}).config["SECRET_KEY"] == SECRET
+    assert create_app(Config.from_env().but(redis_url=redis_url)).config["SECRET_KEY"] == SECRET
 
 
 def test_a_link_signed_with_another_secret_is_refused(app, client):

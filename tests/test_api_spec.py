@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from service.app import create_app
+from service.config import Config
 from service.problems import CODES
 from tests.conftest import SECRET
 
@@ -32,7 +33,8 @@ def _operations(spec: dict):
 
 def test_committed_spec_is_current(monkeypatch):
     monkeypatch.delenv("PALAZZO_BASE_URL", raising=False)
-    app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "GAMES": ["princes-of-florence"], "SECRET_KEY": SECRET})
+    app = create_app(Config.from_env().but(redis_url="redis://127.0.0.1:1/0", games=("princes-of-florence",),
+                                           secret_key=SECRET))
     generated = app.test_client().get("/api/v1/openapi.json").get_json()
     assert _spec() == generated, f"openapi/openapi.json is stale; run: {REGENERATE}"
 

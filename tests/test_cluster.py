@@ -223,13 +223,13 @@ def test_a_cluster_without_a_queue_redis_or_named_as_a_plain_redis_is_refused(cl
 
 
 def test_the_queues_default_to_what_a_cluster_needs():
-    from service.config import queue_url
+    from service.config import Config, queue_url
     from service.connection import cluster_nodes
-    cluster = {"REDIS_URL": "redis+cluster://:pw@10.0.0.1,10.0.0.2:7001/0"}
-    assert cluster_nodes(cluster["REDIS_URL"]) == [("10.0.0.1", 6379), ("10.0.0.2", 7001)]
-    assert queue_url({"REDIS_URL": "redis://h:1/2", "QUEUE_URL": None}) == "redis://h:1/2"
-    assert queue_url({**cluster, "QUEUE_URL": "redis://q:1/0"}) == "redis://q:1/0"
-    for config in ({**cluster, "QUEUE_URL": None}, {**cluster, "QUEUE_URL": "redis+cluster://q:1"}):
+    cluster = Config(redis_url="redis+cluster://:pw@10.0.0.1,10.0.0.2:7001/0")
+    assert cluster_nodes(cluster.redis_url) == [("10.0.0.1", 6379), ("10.0.0.2", 7001)]
+    assert queue_url(Config(redis_url="redis://h:1/2")) == "redis://h:1/2"
+    assert queue_url(cluster.but(queue_url="redis://q:1/0")) == "redis://q:1/0"
+    for config in (cluster, cluster.but(queue_url="redis+cluster://q:1")):
         with pytest.raises(ConfigError, match="PALAZZO_QUEUE_URL"):
             queue_url(config)
     with pytest.raises(ClusterURLError, match="database 0"):

@@ -1,6 +1,7 @@
 """The written grammar of Princes of Florence (engine/pof/grammar.py): every move type read from lines
 as players write them, every legal move of many random states written and read back to itself, the
-lines a mail lists reading back to legal moves, and the refusals a reply gets."""
+lines a mail lists reading back to legal moves, and the refusals a reply gets. (What a mail program
+adds to a reply is taken off before the grammar reads it: tests/test_quoting.py.)"""
 from __future__ import annotations
 
 import random
@@ -11,14 +12,18 @@ from engine.bots import choose_move
 from engine.core import Unreadable, answers, read_commands
 from engine.pof import GAME
 from engine.pof.data import BONUS_CARDS, BUILDINGS
-from engine.pof.grammar import GRAMMAR, written_lines
+from engine.pof.grammar import GRAMMAR
 from engine.pof.writing import CODES, square_name, turned, write
-from service.inbound.message import html_text
+
+
+def parse(text: str):
+    """The grammar's reading of the lines of `text`, as the inbound layer hands them over."""
+    return GRAMMAR.parse(text.split("\n"))
 
 
 def moves_of(text: str) -> list[dict | None]:
     """What the lines say without the game's state (loose fields are None)."""
-    return [command.move for command in GRAMMAR.parse(text).commands]
+    return [command.move for command in parse(text).commands]
 
 
 def play_until(stop, seed: int = 7, seats: int = 3, bot: str = "greedy", **options) -> dict:
@@ -142,117 +147,31 @@ def test_names_are_found_by_prefix_only_when_one_fits():
     assert len(CODES) == len(BONUS_CARDS) and CODES["per_woods"] == "B07"
 
 
-# --- mail bodies as they arrive ----------------------------------------------------------------
-
-GMAIL_TOP_POST = """Bid 500
-
-On Tue, 2 Dec 2025 at 18:00, Palazzo <palazzo@palazzo.example> wrote:
-> Ann, it is your bid.
->
-> Answer by mail: reply with one of these lines:
->   bid 300
->   out
-"""
-WRAPPED_ATTRIBUTION = """out
-Thanks,
-Ann
-
-On Tue, 2 Dec 2025 at 18:00, Palazzo <
-palazzo@palazzo.example> wrote:
-> bid 300
-"""
-BOTTOM_POST = """On Tue, 2 Dec 2025, Palazzo wrote:
-> Ann, it is your turn in round 3 of 7.
->   buy freedom travel
->   end
-
-buy freedom travel
-build tower at A1 B1 C1
-end
-
---
-Ann Example
-"""
-OUTLOOK = """open lake
------Original Message-----
-From: Palazzo <palazzo@palazzo.example>
-Sent: Tuesday, December 2, 2025 6:00 PM
-open woods
-"""
-SIGNATURE = """keep painter sculptor architect
--- 
-Ann Example, Florence
-bid 900
-"""
-PHONE = """  END TURN  
-
-Sent from my iPhone
-"""
-GREETING = """Hi Palazzo,
-
-publish painter with bonus B07
-Cheers
-"""
-HTML_ONLY = """<html><head><style>p {color: red}</style></head><body>
-<div dir="ltr">choose&nbsp;B07<br>end</div><br>
-<div class="gmail_quote"><div class="gmail_attr">On Tue, 2 Dec 2025, Palazzo &lt;palazzo@palazzo.example&gt; wrote:<br></div>
-<blockquote class="gmail_quote">Ann, you have a choice to make.<br>choose B01</blockquote></div>
-</body></html>"""
-HTML_OUTLOOK = """<div>sell 1</div><hr><div><b>From:</b> Palazzo</div><div>bid 300</div>"""
-
-
-@pytest.mark.parametrize("body, moves, ignored", [
-    (GMAIL_TOP_POST, [{"type": "bid", "amount": 500}], []),
-    (WRAPPED_ATTRIBUTION, [{"type": "step_out"}], ["Thanks,", "Ann"]),
-    (BOTTOM_POST, [{"type": "buy_freedom", "freedom": "travel"},
-                   {"type": "build", "building": "tower", "squares": [[0, 0], [0, 1], [0, 2]]}, {"type": "end_turn"}], []),
-    (OUTLOOK, [{"type": "open_auction", "item": "lake"}], []),
-    (SIGNATURE, [{"type": "keep_professions", "professions": ["painter", "sculptor", "architect"]}], []),
-    (PHONE, [{"type": "end_turn"}], ["Sent from my iPhone"]),
-    (GREETING, [{"type": "publish", "profession": "painter", "bonus_cards": ["per_woods"]}], ["Cheers"]),
-    (html_text(HTML_ONLY), [{"type": "choose_card", "card": "per_woods", "return_order": None}, {"type": "end_turn"}], []),
-    (html_text(HTML_OUTLOOK), [{"type": "sell_prestige", "points": 1}], []),
-    ("bid 400\r\n\r\n> bid 300\r\n", [{"type": "bid", "amount": 400}], []),
-])
-def test_only_the_lines_the_player_wrote_count(body, moves, ignored):
-    parsed = GRAMMAR.parse(body)
-    assert [command.move for command in parsed.commands] == moves
-    assert parsed.ignored == ignored
-
-
-def test_quoted_history_and_signatures_are_dropped_before_reading():
-    assert written_lines("a\n> b\nc") == ["a", "c"]
-    assert written_lines("a\n-- \nb") == ["a"]
-    assert written_lines("On Mon, Ann wrote:\n> x\nb") == ["b"]
-    assert written_lines("b\nOn Mon, Ann wrote:\n> x\nc") == ["b"]
-    assert "choose" not in html_text("<blockquote>choose B01</blockquote>")
-
-
 def test_a_typo_is_refused_not_skipped_and_a_mail_without_a_command_is_refused():
     for body, code in [("biuld tower at A1 B1 C1", "unknown_command"), ("bid 300\npublsh painter", "unknown_command"),
-                       ("", "no_command"), ("> bid 300\n", "no_command"), ("Hi,\n\nThanks!", "unknown_command"),
+                       ("", "no_command"), ("Hi,\n\nThanks!", "unknown_command"),
                        ("bid lots", "bad_command"), ("build at A1", "bad_command"), ("buy a horse", "bad_command"),
                        ("orders bid 600", "bad_command"), ("keep painter zebra", "unknown_name")]:
         with pytest.raises(Unreadable) as refused:
-            GRAMMAR.parse(body)
+            parse(body)
         assert refused.value.code == code, (body, refused.value.message)
     with pytest.raises(Unreadable) as refused:
-        GRAMMAR.parse("biuld tower at A1 B1 C1")
+        parse("biuld tower at A1 B1 C1")
     assert "Did you mean 'build'?" in refused.value.message and refused.value.line == "biuld tower at A1 B1 C1"
     with pytest.raises(Unreadable) as refused:
-        GRAMMAR.parse("open ench")  # no item: the enticement card is no auction item, and is named so
+        parse("open ench")  # no item: the enticement card is no auction item, and is named so
     assert refused.value.code == "unknown_name" and "enticement" in refused.value.message
 
 
 # --- lines checked against a seat's options ----------------------------------------------------
 
 def read(text: str, state: dict, seat: int) -> list[dict]:
-    return read_commands(GAME, GRAMMAR.parse(text), state, seat).moves
+    return read_commands(GAME, parse(text), state, seat).moves
 
 
 def refusal(text: str, state: dict, seat: int) -> Unreadable:
     with pytest.raises(Unreadable) as refused:
-        read_commands(GAME, GRAMMAR.parse(text), state, seat)
+        read_commands(GAME, parse(text), state, seat)
     return refused.value
 
 
@@ -336,13 +255,13 @@ def test_an_end_after_the_turn_ended_by_itself_is_what_the_player_meant_and_no_o
     legal = GAME.legal_moves(state, seat)
     build = next(m for m in legal if m["type"] == "build")
     freedom = next(m for m in legal if m["type"] == "buy_freedom")
-    reading = read_commands(GAME, GRAMMAR.parse(f"{write(freedom)}\n{write(build)}\nend\n\nThanks!"), state, seat)
+    reading = read_commands(GAME, parse(f"{write(freedom)}\n{write(build)}\nend\n\nThanks!"), state, seat)
     assert reading.moves == [freedom, build] and reading.lines == [write(freedom), write(build)]
     assert reading.settled == [("end", "your turn had ended by itself after its second action")]
     for text in (f"{write(freedom)}\n{write(build)}\n{write(freedom)}", f"{write(freedom)}\nend\nend", "end\nend",
                  f"{write(freedom)}\n{write(build)}\nend\nbid 300"):
         assert refusal(text, state, seat).code == "not_your_decision", text
-    assert read_commands(GAME, GRAMMAR.parse("end"), state, seat).settled == []
+    assert read_commands(GAME, parse("end"), state, seat).settled == []
 
 
 def test_the_example_turn_a_mail_shows_is_legal_whole_where_it_is_shown():
@@ -360,7 +279,7 @@ def test_the_example_turn_a_mail_shows_is_legal_whole_where_it_is_shown():
             m["type"] in ("build", "buy_freedom") for m in GAME.legal_moves(state, seat))), decision
         if notes:
             lines = notes[0].split("'")[1].split(" / ")
-            reading = read_commands(GAME, GRAMMAR.parse("\n".join(lines)), state, seat)
+            reading = read_commands(GAME, parse("\n".join(lines)), state, seat)
             assert reading.lines + [line for line, _ in reading.settled] == lines and lines[-1] == "end"
             shown += 1
             settled += bool(reading.settled)
@@ -388,7 +307,7 @@ def test_free_moves_read_at_any_time():
     assert moves_of(write({"type": "sell_prestige", "points": 3})) == [{"type": "sell_prestige", "points": 3}]
     assert refusal("bid 300", state, other).code == "not_your_decision"
     assert refusal("bid", state, other).code == "not_now"
-    assert GRAMMAR.parse("help").help and read("help", state, other) == []
+    assert parse("help").help and read("help", state, other) == []
 
 
 # --- both directions over whole games ----------------------------------------------------------

@@ -217,7 +217,7 @@ def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(liv
     store = live.app.extensions["palazzo.store"]
     forged = reply_to.replace(reply_to.split("-")[-1].split("@")[0], "a" * 26)
     other_seat = reply_to.replace(f"{game_id}-0-0-", f"{game_id}-1-0-")
-    queues = redis.Redis.from_url(live.app.config["REDIS_URL"])
+    queues = redis.Redis.from_url(live.app.extensions["palazzo.config"].redis_url)
     wait_for(lambda: _settled(queues))  # the keys the worker makes of itself are there before `before`
     before = set(store.redis.keys("*"))
     for to in (forged, other_seat, f"play@{DOMAIN}"):
@@ -563,8 +563,7 @@ def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_fail
                         "PALAZZO_MAIL_DOMAIN": DOMAIN, "PALAZZO_MAIL_MERGE_SECONDS": "0"}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(followups, "REPLY_RETRY_SECONDS", [0, 0, 0])
-    context.store.cache_clear()
-    context.links.cache_clear()
+    context.forget()
     app = make_app(redis_url, JOBS="rq", BOT_DELAY=0, INBOUND_SECRET=SECRET)
     client, store = app.test_client(), app.extensions["palazzo.store"]
 
@@ -600,8 +599,7 @@ def test_a_reply_whose_job_fails_is_retried_and_plays_once_or_stays_kept_as_fail
     key = client.post(f"/inbound/sendgrid/{SECRET}", data=fields, content_type="multipart/form-data").get_json()["message"]
     work()
     assert inbox.state(store.redis, key)["status"] == "failed" and inbox.fields(store.redis, key)["text"] == b"help"
-    context.store.cache_clear()
-    context.links.cache_clear()
+    context.forget()
 
 
 def test_lines_that_make_one_turn_are_followed_up_once_not_after_each_line(redis_url, monkeypatch):
@@ -614,7 +612,6 @@ def test_lines_that_make_one_turn_are_followed_up_once_not_after_each_line(redis
     from service.followups import QUEUE
     from service.inbound import address, message
     from service.inbound.replies import Replies
-    from service.mail.settings import MailSettings
     monkeypatch.setenv("PALAZZO_MAIL_DOMAIN", DOMAIN)
     app = make_app(redis_url, JOBS="rq", INBOUND_SECRET=SECRET)
     store, links = app.extensions["palazzo.store"], app.extensions["palazzo.links"]
@@ -630,6 +627,6 @@ def test_lines_that_make_one_turn_are_followed_up_once_not_after_each_line(redis
     post = {name: value.encode() for name, value in fields.items()}
     key = inbox.key_of(message.read(post).message_id, post)
     inbox.keep(store.redis, key, post)
-    assert Replies(store, links, MailSettings.from_env()).handle(key) == "applied"
+    assert Replies(store, links, app.extensions["palazzo.config"].mail).handle(key) == "applied"
     notified = [job for job in queue.get_jobs() if job.func_name == "workers.notify.game"]
     assert len(notified) == 1 and notified[0].id.endswith(f"-{games.load(store, table.id).version}")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from service import preferences, tokens
+from service.config import Config
 from service.mail import render, sending
 from service.mail.message import Mail
-from service.mail.settings import MailSettings
 from service.web import unsubscribe
 from tests.conftest import bearer, make_app
 from tests.mail_games import answer, decision_mail, decision_part, mails, player, start
@@ -23,7 +23,7 @@ def app(redis_url):
 
 
 def send(app, mail) -> str:
-    return sending.send(app.extensions["palazzo.store"], mail, MailSettings.from_env())
+    return sending.send(app.extensions["palazzo.store"], mail, Config.from_env().mail)
 
 
 def dropped(app, kind: str) -> int:
@@ -89,7 +89,7 @@ def test_a_merged_mail_leaves_with_the_decisions_still_waiting(app):
     client = app.test_client()
     ids = [start(client, SEATS)["game"]["id"] for _ in range(3)]
     parts = [decision_part(app, game_id, 0)[1] for game_id in ids]
-    domain = MailSettings.from_env().domain
+    domain = Config.from_env().mail.domain
     ann = player(app, client, ANN)
     answer(client, ann, ids[0])
     assert send(app, render.merged(parts, ANN, domain)).startswith("outbox-")

@@ -19,10 +19,10 @@ from engine.core import redact
 from engine.pof import GAME
 from engine.pof.writing import marks
 from service import games, playing
+from service.config import Config
 from service.followups import QUEUE
 from service.mail import recap, render, seats
 from service.web import yard_svg
-from service.mail.settings import MailSettings
 from service.problems import Problem
 from service.web import story
 from service.web.yard_svg import EMPTY, colours
@@ -307,7 +307,7 @@ def test_no_recap_shows_another_seats_private_part_in_random_games(app, client):
                     to = render.Recipient("p@example.org", f"P{reader}", reader, "UTC", 0)
                     part = render.decision_part(GAME.view(table.state, reader), {**decision, "deadline_at": DEADLINE},
                                                 frame, to, {}, NOW, recap=told)
-                    made = render.part_mail(part, to.email, MailSettings.from_env().domain)
+                    made = render.part_mail(part, to.email, Config.from_env().mail.domain)
                     text += "\n" + made.text + "\n" + made.html
                 assert not _shown(text, view, reader, raw), (reader, _shown(text, view, reader, raw))
                 checked += 1

@@ -167,8 +167,8 @@ def test_the_send_job_retries_a_5xx_and_keeps_a_4xx_as_undelivered(stub, redis_u
     monkeypatch.setenv("SENDGRID_API_KEY", KEY)
     monkeypatch.setenv("PALAZZO_SENDGRID_HOST", stub.url)
     monkeypatch.setenv("PALAZZO_MAIL_RETRY_SECONDS", "0,0")
-    context.store.cache_clear()
-    sender = Queued(redis.Redis.from_url(redis_url))
+    context.forget()
+    sender = Queued(redis.Redis.from_url(redis_url), mail_waits=(0, 0))
     queue = sender.queue
     mail = invitation()  # an account mail: no game in this Redis to check it against
 
@@ -190,7 +190,7 @@ def test_the_send_job_retries_a_5xx_and_keeps_a_4xx_as_undelivered(stub, redis_u
     assert len(stub.requests) == before + 1, "a 4xx is not retried"
     kept = undelivered.listed(context.store().redis, mail.game)
     assert kept and kept[-1]["to"] == mail.to and "400" in kept[-1]["reason"]
-    context.store.cache_clear()
+    context.forget()
 
 
 def test_sign_in_mail_goes_out_through_the_configured_backend(stub, redis_url, monkeypatch):
@@ -238,7 +238,7 @@ def test_a_mail_waiting_on_its_retry_is_checked_again_and_not_sent(stub, redis_u
     workers(1, **_on_sendgrid(stub))
     stub.status = 503
     stub.answer.clear()
-    Queued(redis.Redis.from_url(redis_url)).send_mail(store, mail)
+    Queued(redis.Redis.from_url(redis_url), mail_waits=(0, 0)).send_mail(store, mail)
     wait_for(lambda: len(stub.requests) == 1)
     if change == "unsubscribed":
         path = unsubscribe.link(links, tokens.email_hash(ann)).removeprefix(links.base_url)
@@ -277,7 +277,7 @@ def test_a_send_job_run_again_after_its_worker_was_killed_sends_nothing(stub, re
         [worker] = workers_on(redis_url, 1, **env)
         store = connect(redis_url)
         mail = render.sign_in("ann@example.org", f"https://{DOMAIN}/sign-in?link=a", "a", DOMAIN)
-        Queued(queue).send_mail(None, mail)
+        Queued(queue, mail_waits=(0, 0)).send_mail(None, mail)
         wait_for(lambda: store.exists(sending.sent_key(mail)))
         os.killpg(worker.pid, signal.SIGKILL)
         worker.wait(timeout=10)

@@ -63,7 +63,7 @@ def test_a_failed_send_logs_and_keeps_no_word_of_the_provider(redis_url, monkeyp
     with Provider(lambda payload: 400) as provider:
         for name, value in {**provider.env(), "REDIS_URL": redis_url}.items():
             monkeypatch.setenv(name, value)
-        context.store.cache_clear()
+        context.forget()
         mail = Mail(to="p0@example.org", subject="Done: Keep jurist, painter, map maker", text="You keep the jurist.",
                     kind="reply_done", game=game_id, seat=0, holder=0)
         with caplog.at_level(logging.INFO):
@@ -72,7 +72,7 @@ def test_a_failed_send_logs_and_keeps_no_word_of_the_provider(redis_url, monkeyp
         assert "refused it (400)" in logged and "jurist" not in logged
         kept = undelivered.listed(context.store().redis, game_id)
         assert [m["reason"] for m in kept] == ["the provider refused it (400)"]
-        context.store.cache_clear()
+        context.forget()
 
 
 def test_a_bounce_keeps_its_kind_and_codes_not_the_servers_words(redis_url):

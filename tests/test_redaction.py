@@ -202,7 +202,7 @@ class Ann:
 def test_no_text_the_host_or_another_seat_reads_holds_a_seats_secrets(live, provider, workers):
     workers(1, PALAZZO_INBOUND_SECRET=SECRET, PALAZZO_MAIL_DOMAIN=DOMAIN, PALAZZO_MAIL_RETRY_SECONDS="0",
             **provider.env())
-    game = Table(live, provider, "princes-of-florence", redis.Redis.from_url(live.app.config["REDIS_URL"]))
+    game = Table(live, provider, "princes-of-florence", redis.Redis.from_url(live.app.extensions["palazzo.config"].redis_url))
     game.create(_seats(), deadlines=LONG)
     _enter(game, signed_in_by_link=2)
     game.start()
@@ -237,7 +237,7 @@ def test_no_text_the_host_or_another_seat_reads_holds_a_seats_secrets(live, prov
 
 def test_the_toy_game_hides_each_seats_part_from_the_host_and_the_others(live, provider, workers):
     workers(1, **provider.env())
-    game = Table(live, provider, "toy-count", redis.Redis.from_url(live.app.config["REDIS_URL"]))
+    game = Table(live, provider, "toy-count", redis.Redis.from_url(live.app.extensions["palazzo.config"].redis_url))
     game.create(_seats(), options={"turns": 3})
     _enter(game, signed_in_by_link=0)
     game.start()

@@ -1,10 +1,10 @@
 """Replies as the common mail programs write them, in nine languages, read to the commands their
-writer meant (engine/pof/grammar.py and engine/quoting.py): top-posted above the quote (Gmail,
+writer meant (service/inbound/quoting.py keeps his lines, engine/pof/grammar.py reads them): top-posted above the quote (Gmail,
 Outlook, Apple Mail) and bottom-posted below it (Thunderbird, Gmail with the quote opened), with the
 heading each program writes above a quote, wrapped as Gmail wraps a long one, Outlook's header
 block, greetings, sign-offs, signatures and phone footers. Then greetings alone, and typos.
 
-The headings follow what the programs write in their plain-text parts (see engine/quoting.py);
+The headings follow what the programs write in their plain-text parts (see service/inbound/quoting.py);
 every quote holds command lines of our own mail, which must never be read.
 """
 
@@ -17,8 +17,14 @@ import pytest
 
 from engine.core import Unreadable
 from engine.pof.grammar import GRAMMAR
+from service.inbound.quoting import written_lines
 
 SENDER = "Palazzo <palazzo@palazzo.example>"
+
+
+def read_reply(body: str):
+    """What a reply by mail reads as: the lines its writer wrote (the inbound layer), then the grammar."""
+    return GRAMMAR.parse(written_lines(body))
 
 
 @dataclass(frozen=True)
@@ -282,7 +288,7 @@ BODIES = bodies()
 
 @pytest.mark.parametrize("body, moves, prose", [case[1:] for case in BODIES], ids=[case[0] for case in BODIES])
 def test_a_reply_reads_to_the_commands_its_writer_meant(body, moves, prose):
-    parsed = GRAMMAR.parse(body)
+    parsed = read_reply(body)
     assert [command.move for command in parsed.commands] == moves
     assert parsed.ignored == prose, "the quote, its heading and the history are not even prose of his"
 
@@ -330,22 +336,22 @@ GREETINGS = [
 
 @pytest.mark.parametrize("greeting", GREETINGS)
 def test_a_greeting_above_the_commands_is_skipped_and_never_swallows_one(greeting):
-    assert [c.move for c in GRAMMAR.parse(f"{greeting}\n\nbid 500\nend").commands] == [
+    assert [c.move for c in read_reply(f"{greeting}\n\nbid 500\nend").commands] == [
         {"type": "bid", "amount": 500},
         {"type": "end_turn"},
     ]
-    assert [c.move for c in GRAMMAR.parse(f"{greeting.rstrip(',!')}, bid 500").commands] == [
+    assert [c.move for c in read_reply(f"{greeting.rstrip(',!')}, bid 500").commands] == [
         {"type": "bid", "amount": 500}
     ], "a command after the greeting on its line is read"
 
 
 def test_a_greeting_followed_by_more_than_names_is_read_or_refused_never_skipped():
-    assert [c.move for c in GRAMMAR.parse("Hello, I would like to bid 500 please").commands] == [
+    assert [c.move for c in read_reply("Hello, I would like to bid 500 please").commands] == [
         {"type": "bid", "amount": 500}
     ]
     for body in ("Hi Ann bid 500", "Guten Morgen, ich biete 500"):
         with pytest.raises(Unreadable) as refused:
-            GRAMMAR.parse(body)
+            read_reply(body)
         assert refused.value.code == "unknown_command", body
 
 
@@ -364,7 +370,7 @@ def test_a_greeting_followed_by_more_than_names_is_read_or_refused_never_skipped
 )
 def test_a_typo_of_a_verb_on_a_later_line_is_refused_with_a_hint(typo, verb):
     with pytest.raises(Unreadable) as refused:
-        GRAMMAR.parse(f"bid 500\n{typo}\n\nThanks!")
+        read_reply(f"bid 500\n{typo}\n\nThanks!")
     assert refused.value.code == "unknown_command" and refused.value.line == typo
     assert f"Did you mean '{verb}'?" in refused.value.message
 
@@ -391,6 +397,6 @@ def test_a_typo_of_a_verb_on_a_later_line_is_refused_with_a_hint(typo, verb):
     ],
 )
 def test_a_sign_off_stays_prose(sign_off):
-    parsed = GRAMMAR.parse(f"bid 500\n{sign_off}")
+    parsed = read_reply(f"bid 500\n{sign_off}")
     assert [c.move for c in parsed.commands] == [{"type": "bid", "amount": 500}]
     assert parsed.ignored == [sign_off]

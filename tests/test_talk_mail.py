@@ -73,18 +73,15 @@ class Table:
 def opened(redis_url, monkeypatch):
     """Open a table whose mails wait `merge` seconds for others (0: they leave at once)."""
     from workers import context
-    caches = (context.store, context.links, context.talk_limit)
 
     def table_with(merge: int = 0) -> Table:
         for name, value in {"REDIS_URL": redis_url, "PALAZZO_SECRET": APP_SECRET, "PALAZZO_INBOUND_SECRET": SECRET,
                             "PALAZZO_MAIL_DOMAIN": DOMAIN, "PALAZZO_MAIL_MERGE_SECONDS": str(merge)}.items():
             monkeypatch.setenv(name, value)
-        for cached in caches:
-            cached.cache_clear()
+        context.forget()
         return Table(make_app(redis_url, JOBS="rq", BOT_DELAY=0, INBOUND_SECRET=SECRET))
     yield table_with
-    for cached in caches:
-        cached.cache_clear()
+    context.forget()
 
 
 @pytest.fixture

@@ -119,4 +119,4 @@ def test_a_move_refuses_an_if_match_that_is_no_version(app, client, tag):
 def test_a_mailed_command_with_an_unreadable_number_is_refused_in_words(line):
     from engine.pof import GAME
     with pytest.raises(Unreadable):
-        GAME.grammar.parse(line)
+        GAME.grammar.parse([line])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from service import games, playing
+from service.store import Committed
 from workers import context
 
 
@@ -9,11 +10,14 @@ def move(game_id: str, seat: int, since: int) -> bool:
     """Play the seat's bot move if the decision pending since `since` is still the seat's and a bot
     (or a stand-in) plays it; True when a move was committed."""
     store = context.store()
-    for _ in range(playing.ATTEMPTS):
-        table = games.load(store, game_id)
+
+    def gone(table: games.Table) -> bool | None:
         decision = table.decision_of(seat)
         if table.status != games.RUNNING or decision is None or decision["since"] != since or not table.bot_for(seat):
             return False
-        if playing.play_bot(store, table, seat).outcome.outcome == "ok":
-            return True
-    return False
+        return None
+
+    def act(table: games.Table) -> tuple[Committed, bool]:
+        return playing.play_bot(store, table, seat).outcome, True
+
+    return playing.until_committed(store, game_id, gone, act, refuse=False, busy=None) or False

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 import threading
 from collections.abc import Callable
@@ -30,7 +29,6 @@ from collections.abc import Callable
 import redis
 
 from service.followups import QUEUE, REPLY_QUEUE, Queued
-from service.mail.settings import ImapSettings
 from workers import work_loop
 from workers.imap import Reader
 from workers.reply_process import ReplyProcess, die_with_parent
@@ -40,7 +38,7 @@ log = logging.getLogger(__name__)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--poll", type=float, default=float(os.environ.get("PALAZZO_POLL_SECONDS", "1")),
+    parser.add_argument("--poll", type=float, default=None,
                         help="seconds between ticks: looks at the wake index for games due, and at RQ's "
                              "scheduled jobs (default 1, PALAZZO_POLL_SECONDS)")
     parser.add_argument("--fork", action="store_true",
@@ -76,27 +74,24 @@ def run(args: argparse.Namespace) -> int:
     if args.replies is not None:
         die_with_parent(args.replies)
     try:
-        store = context.store()
+        store = context.store()  # reads the configuration, once for the process
+        every = context.config().poll_seconds if args.poll is None else args.poll
     except (RuntimeError, ValueError) as error:  # a setting it cannot run with (a cluster and no queue URL)
         print(f"palazzo worker: {error}", file=sys.stderr)
         return 2
     if not isinstance(store.followups, Queued):
         print("palazzo worker: PALAZZO_JOBS=inline runs no jobs; a worker needs PALAZZO_JOBS=rq", file=sys.stderr)
         return 2
-    try:
-        mailbox = ImapSettings.from_env()
-    except ValueError as error:
-        print(f"palazzo worker: {error}", file=sys.stderr)
-        return 2
+    mailbox = context.config().imap
     connection = store.followups.connection  # the queue Redis: plain, even when the store is a cluster
     if args.replies is not None:
         work_loop.work([REPLY_QUEUE], connection, fork=args.fork, stopping=stopping)
         return 0
-    scheduler = Scheduler([QUEUE, REPLY_QUEUE], connection, args.poll)
+    scheduler = Scheduler([QUEUE, REPLY_QUEUE], connection, every)
     replies = ReplyProcess(args.fork)
     reader = Reader(mailbox) if mailbox.host else None
     stop_ticks = threading.Event()
-    ticks = threading.Thread(target=_tick_forever, args=(args.poll, stop_ticks, [
+    ticks = threading.Thread(target=_tick_forever, args=(every, stop_ticks, [
         deadlines.poll, deadlines.poll_timers, scheduler.tick, replies.keep_up]), name="tick", daemon=True)
     ticks.start()
     try:

@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 
 from service import deadlines, games, messages, preferences, timers
 from service.mail import phrases, render, seats
-from service.mail.settings import MailSettings
 from service.store import Store, email_key
 from workers import context
 
@@ -65,7 +64,7 @@ def daily(email_hash: str) -> int:
     marks = preferences.digested(store, email_hash)
     rounds_key = email_key(email_hash, "rounds")
     rounds = sorted(store.redis.smembers(rounds_key))
-    links, domain = context.links(), MailSettings.from_env().domain
+    links, domain = context.links(), context.config().mail.domain
     parts: list[render.Part] = []
     done: dict[str, int] = {}
     to = None

@@ -12,7 +12,6 @@ import logging
 from service.mail import sending, undelivered
 from service.mail.backends import PermanentMailError
 from service.mail.message import Mail
-from service.mail.settings import MailSettings
 from workers import context
 
 log = logging.getLogger(__name__)
@@ -23,7 +22,7 @@ def send(mail: dict) -> str:
     message = Mail.from_json(mail)
     store = context.store()
     try:
-        return sending.send(store, message, MailSettings.from_env())
+        return sending.send(store, message, context.config().mail)
     except PermanentMailError as error:
         keep_undelivered(message, error)
         return ""

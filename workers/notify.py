@@ -26,14 +26,12 @@ Mails are rendered from each seat's redacted view only, so a mail shows what its
 from __future__ import annotations
 
 import json
-import os
 from datetime import timedelta
 
 from service import deadlines, games, preferences, timers, tokens, told, vacation
 from service.inbound import address
 from service.mail import recap, render, seats
 from service.mail.message import Mail
-from service.mail.settings import MailSettings
 from service.store import Store, email_key
 from workers import context, time_off
 from workers import digest as daily_digest
@@ -55,7 +53,7 @@ def _links(table: games.Table, seat: int) -> render.MailLinks:
 
 def reply_of(table: games.Table, seat: int) -> render.Reply | None:
     """How the seat answers its decision by replying, when replies are taken (PALAZZO_INBOUND_SECRET)."""
-    settings = MailSettings.from_env()
+    settings = context.config().mail
     return address.reply_for(context.links(), table, seat, settings.reply_domain) if settings.replies else None
 
 
@@ -65,7 +63,7 @@ def _send(store: Store, mail: Mail) -> None:
 
 def merge_window() -> float:
     """Seconds a decision mail waits for others to the same player (PALAZZO_MAIL_MERGE_SECONDS, 30)."""
-    return float(os.environ.get("PALAZZO_MAIL_MERGE_SECONDS", "30"))
+    return context.config().mail_merge_seconds
 
 
 def _send_decision(store: Store, part: render.Part, to: str, due, also: list[render.Part] = ()) -> None:
@@ -83,7 +81,7 @@ def send_part(store: Store, part: render.Part, to: str, wait: bool, also: list[r
     always wait), so that what comes within the window arrives as one mail."""
     window = merge_window()
     if window <= 0 or not wait:
-        _send(store, render.merged([part, *also], to, MailSettings.from_env().domain))
+        _send(store, render.merged([part, *also], to, context.config().mail.domain))
         return
     held = email_key(tokens.email_hash(to), "held")
     with store.redis.pipeline(transaction=False) as pipe:
@@ -116,7 +114,7 @@ def flush(email_hash: str) -> int:
         _send(store, Mail.from_json(old))
     parts = [entry for entry in entries if "part" in entry]
     if parts:
-        _send(store, render.merged([entry["part"] for entry in parts], parts[0]["to"], MailSettings.from_env().domain))
+        _send(store, render.merged([entry["part"] for entry in parts], parts[0]["to"], context.config().mail.domain))
     return len(entries)
 
 
@@ -126,7 +124,7 @@ def game(game_id: str) -> int:
     table = games.load(store, game_id)
     if table.game.name != "princes-of-florence":  # the only game with mail templates so far
         return 0
-    frame = seats.frame(table, MailSettings.from_env().domain)
+    frame = seats.frame(table, context.config().mail.domain)
     now = deadlines.now()
     sent = _welcome(store, table, frame, now)
     told_seats: set[int] = set()
@@ -272,7 +270,7 @@ def remind(game_id: str, seat: int, since: int, holder: int | None, opened: str)
     come = [text for text, when in _steps(store, table, to, opened, due) if when <= now]
     fresh = [text for text in come if _claim(store, game_id, f"reminder:{seat}:{holder}:{since}:{text}")]
     if fresh:
-        frame = seats.frame(table, MailSettings.from_env().domain)
+        frame = seats.frame(table, context.config().mail.domain)
         view = table.game.view(table.state, seat)
         _send(store, render.reminder(view, decision, frame, to, _links(table, seat), now,
                                      table.game.default_move(table.state, seat), reply_of(table, seat),
@@ -292,7 +290,7 @@ def reminder(game_id: str, seat: int, since: int, holder: int = 0) -> bool:
     if table.status != games.RUNNING or decision is None or decision["since"] != since or to is None \
             or to.holder != holder or not _claim(store, game_id, f"reminder:{seat}:{holder}:{since}"):
         return False
-    frame = seats.frame(table, MailSettings.from_env().domain)
+    frame = seats.frame(table, context.config().mail.domain)
     view = table.game.view(table.state, seat)
     _send(store, render.reminder(view, decision, frame, to, _links(table, seat),
                                  deadlines.now(), table.game.default_move(table.state, seat), reply_of(table, seat),

@@ -8,13 +8,12 @@ stays kept for the host to see.
 from __future__ import annotations
 
 from service.inbound.replies import Replies
-from service.mail.settings import MailSettings
 from workers import context
 
 
 def replies() -> Replies:
     """What playing a reply needs, from this process's store and settings (the reply jobs', the IMAP reader's)."""
-    return Replies(context.store(), context.links(), MailSettings.from_env(), context.talk_limit())
+    return Replies(context.store(), context.links(), context.config().mail, context.talk_limit())
 
 
 def play(key: str) -> str:

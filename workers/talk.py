@@ -17,7 +17,6 @@ from __future__ import annotations
 from service import games, messages, preferences, tokens
 from service.inbound import address
 from service.mail import render, seats
-from service.mail.settings import MailSettings
 from workers import context, notify
 from workers import digest as daily_digest
 
@@ -26,13 +25,13 @@ CLAIM_TTL = 30 * 24 * 3600
 
 def _reply_to(table: games.Table, seat: int) -> str | None:
     """The seat's reply address, when replies are taken: a reply to a message mail is a message."""
-    settings = MailSettings.from_env()
+    settings = context.config().mail
     return address.address(context.links(), table.id, seat, table.holder(seat), settings.reply_domain) \
         if settings.replies else None
 
 
 def part_of(table: games.Table, seat: int, to: render.Recipient, message: dict, digest: bool = False) -> render.Part:
-    frame = seats.frame(table, MailSettings.from_env().domain)
+    frame = seats.frame(table, context.config().mail.domain)
     return render.talk_part(message, frame, to, seats.talk_links(context.links(), table, seat),
                             _reply_to(table, seat), digest, table.meta.get("title") or table.id)
 

@@ -19,7 +19,6 @@ from service import deadlines, games
 from service.inbound import address
 from service.mail import render, seats
 from service.mail.message import Mail
-from service.mail.settings import MailSettings
 from service.store import Store
 from service.web.seat_link import seat_url
 from workers import context
@@ -39,7 +38,7 @@ def _links(table: games.Table, seat: int) -> render.MailLinks:
 
 
 def _reply(table: games.Table, seat: int) -> render.Reply | None:
-    settings = MailSettings.from_env()
+    settings = context.config().mail
     return address.reply_for(context.links(), table, seat, settings.reply_domain) if settings.replies else None
 
 

@@ -33,7 +33,6 @@ from engine.core import LEAVE, LEAVE_CONFIRMED, Command, Move, Parsed, State, Un
 from engine.pof import writing
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, GRID_COLS, GRID_ROWS, LANDSCAPES,
                              PRESTIGE_CARDS, PROFESSIONS)
-from engine.quoting import written_lines
 from engine.pof.table import decision_of
 from engine.pof.view import COLUMNS, square_name
 from engine.pof.words import name, spoken
@@ -51,7 +50,7 @@ GUIDE = [
 ]
 
 # ---------------------------------------------------------------------------------------------------
-# The command lines among those a player wrote (`quoting.written_lines`): greetings above them are
+# The command lines among those a player wrote (the inbound layer keeps them): greetings above them are
 # skipped, prose after them (a sign-off) is not read, and a typo of a command is refused, not skipped.
 
 GREETINGS = ("hi", "hello", "hey", "dear", "good morning", "good afternoon", "good evening", "greetings",
@@ -665,8 +664,8 @@ class PofGrammar:
 
     guide = GUIDE
 
-    def parse(self, text: str) -> Parsed:
-        lines, prose = _command_lines(written_lines(text))
+    def parse(self, lines: list[str]) -> Parsed:
+        lines, prose = _command_lines([line.strip() for line in lines])
         if not lines:
             raise Unreadable("no_command", "I found no command in your mail: write one (or 'help') as its first line")
         return Parsed([_command(line) for line in lines], prose)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -53,7 +52,8 @@ def run_list(args: argparse.Namespace, prog: str = "palazzo mail list") -> int:
 
 def redis_url(var: str) -> str:
     """REDIS_URL, else the address a running `palazzo up` wrote under its --var."""
-    url = os.environ.get("REDIS_URL")
+    from service.config import named_store_url
+    url = named_store_url()
     if url:
         return url
     url_file = Path(var) / URL_FILE

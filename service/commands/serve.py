@@ -8,6 +8,11 @@ more than RESTARTS_PER_MINUTE times in a minute stops everything with status 1. 
 setting are checked before anything starts, so a port in use or a setting that cannot be read is
 one line and status 2, not a traceback from each process. Ctrl-C or SIGTERM (to it, or to its whole
 process group) stops it all, quietly, the redis-server last: the others need it until they stop.
+
+This module writes the environment, which every other module leaves to `service.config`: the
+secret, base URL, job mode and Redis URL it chooses must reach gunicorn and the worker, separate
+processes that read their `Config` from the environment when they start, so it sets them there
+before it starts them (and before it checks them, reading them back as those processes will).
 """
 from __future__ import annotations
 
@@ -88,11 +93,9 @@ def check_settings() -> None:
     """Build here, once, what gunicorn and the worker build from the environment: a setting they
     cannot read is then one line (which variable, what is wrong) before either starts."""
     from service.app import create_app
-    from service.mail.settings import ImapSettings, MailSettings
+    from service.config import Config
     try:
-        MailSettings.from_env()
-        ImapSettings.from_env()
-        create_app()
+        create_app(Config.from_env())
     except (RuntimeError, ValueError) as error:
         raise ServeError(f"cannot start with this setting: {error}") from None
 

@@ -23,7 +23,6 @@ from service import web
 from service.inbound import form, message
 from service.inbound.receiving import FIELD_BYTES, MAX_BYTES, receive
 from service.inbound.replies import Replies
-from service.mail.settings import MailSettings
 from service.problems import Problem, render
 
 bp = Blueprint("inbound", __name__)
@@ -46,7 +45,7 @@ def sendgrid(secret: str | None) -> Response:
         return render(Problem("bad_inbound", f"this is not an Inbound Parse post: {error}"))
     if not post.get("email") and not post.get("from"):
         return render(Problem("bad_inbound", "this is not an Inbound Parse post: it has neither 'from' nor 'email'"))
-    receipt = receive(Replies(web.store(), web.links(), MailSettings.from_env(),
+    receipt = receive(Replies(web.store(), web.links(), web.config().mail,
                               current_app.extensions["palazzo.talk_limit"]), post)
     if receipt.status == "limited":
         return jsonify(status="limited", retry_after=receipt.retry_after)
@@ -56,7 +55,7 @@ def sendgrid(secret: str | None) -> Response:
 def _refusal(secret: str | None) -> Problem | None:
     """Why the caller may not post here: no inbound secret is set (404), the path's is wrong (404),
     or basic auth does not carry it (401); None when he may."""
-    expected = (current_app.config.get("INBOUND_SECRET") or "").encode()
+    expected = (web.config().inbound_secret or "").encode()
     if not expected:
         return Problem("not_found", "no such resource")
     if secret is not None:

@@ -43,7 +43,7 @@ from typing import Any
 
 from engine.core import LEAVE, Parsed, Unreadable, grammar_of, read_commands
 from service import deadlines, games, leaving, messages, playing, preferences, ratelimit, tokens, vacation
-from service.inbound import address, inbox, message
+from service.inbound import address, inbox, message, quoting
 from service.inbound import talk as talk_lines
 from service.inbound import vacation_lines
 from service.links import Links
@@ -116,12 +116,12 @@ class Replies:
         plan = state.get("plan")
         if plan is None:
             try:
-                text = message.text(post)
+                written = quoting.written_lines(message.text(post))  # before anything reads it
             except message.UnreadableMail as error:
                 unread: render.Outcome = {"kind": "refused", "reason": f"I could not read your mail: {error}."}
                 self._answer(table, seat, mail, unread, key)
                 return self._finish(key, "unreadable", str(error), game_id, seat)
-            plan = _read(self.store, table, seat, mail, text)
+            plan = _read(self.store, table, seat, mail, written)
             if "moves" in plan or plan.get("talk"):
                 inbox.update(redis, key, plan=plan, game=game_id, seat=seat)
         said, unsaid = self._say(table, seat, plan, key)
@@ -287,17 +287,18 @@ def _answered_at_once(plan: dict[str, Any]) -> render.Outcome:
     return {key: value for key, value in plan.items() if key not in ("talk", "unsaid")}
 
 
-def _read(store: Store, table: games.Table, seat: int, mail: message.Inbound, text: str) -> dict[str, Any]:
-    """The plan for a reply saying `text`: the messages it asks for ({talk, unsaid}, see
+def _read(store: Store, table: games.Table, seat: int, mail: message.Inbound, written: list[str]
+          ) -> dict[str, Any]:
+    """The plan for a reply whose writer wrote the lines `written`: the messages it asks for ({talk, unsaid}, see
     `service.inbound.talk`), and its commands ({moves, lines, seen, ignored}) or the outcome that
     answers them at once: help, a refusal, a stale decision, a game that is not running, or, for a
     reply that only talks, "said"."""
     names = [entry.get("name") for entry in table.meta["seats"]]
-    found = talk_lines.read(text, names)
+    found = talk_lines.read(written, names)
     answering = _talk_answered(mail, table.id, seat)
     if answering is not None and not found.any and not _reads_as_commands(table, found.rest) \
             and vacation_lines.read(found.rest) is None:
-        return _answer_back(store, table, seat, answering, talk_lines.whole(text))
+        return _answer_back(store, table, seat, answering, talk_lines.whole(written))
     talked = {"talk": [{"line": said.line, "to": said.to, "text": said.text} for said in found.said],
               "unsaid": [list(pair) for pair in found.refused]}
     asked = vacation_lines.read(found.rest)
@@ -344,7 +345,7 @@ def _reads_as_commands(table: games.Table, text: str) -> bool:
     if grammar is None:
         return False
     try:
-        grammar.parse(text)
+        grammar.parse(text.split("\n"))
     except Unreadable:
         return False
     return True
@@ -385,7 +386,7 @@ def _read_commands(table: games.Table, seat: int, mail: message.Inbound, text: s
         return closed if table.status != games.RUNNING else {
             "kind": "refused", "reason": f"{table.game.name} cannot be played by mail"}
     try:
-        parsed = grammar.parse(text)
+        parsed = grammar.parse(text.split("\n"))
     except Unreadable as error:
         return closed if table.status != games.RUNNING else {
             "kind": "refused", "reason": error.message, "line": error.line or "", "code": error.code}

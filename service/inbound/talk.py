@@ -6,17 +6,15 @@ never sees these lines, so any game's replies can talk):
     tell seat 2: shall we?           -> to seat 2 alone (seats counted from 1)
 
 Each such line is one message: the rest of the line after the word (and a name), a colon or comma
-after it allowed. The lines are taken from those the player wrote (`engine.quoting`: not the quoted
-mail, not his signature), wherever they stand among his commands; the other lines are left for the
-game's grammar. A reply to a message mail that holds no such line, and no line the grammar reads
+after it allowed. The lines are those the player wrote (`service.inbound.quoting` has taken off the
+quoted mail and his signature), wherever they stand among his commands; the other lines are left for
+the game's grammar. A reply to a message mail that holds no such line, and no line the grammar reads
 as a command, is a message as a whole (`whole`).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-
-from engine.quoting import written_lines
 
 SAY = re.compile(r"^say(?:\s*:\s*|\s+)(.*)$", re.IGNORECASE | re.DOTALL)
 TELL = re.compile(r"^tell(?:\s*:\s*|\s+)(.*)$", re.IGNORECASE | re.DOTALL)
@@ -47,13 +45,13 @@ class Talk:
         return bool(self.said or self.refused)
 
 
-def read(text: str, names: list[str | None]) -> Talk:
+def read(lines: list[str], names: list[str | None]) -> Talk:
     """The `say` and `tell` lines of a reply among the lines its writer wrote; `names` are the seats'
     names, by seat (None for a seat without one)."""
     said: list[Said] = []
     refused: list[tuple[str, str]] = []
     rest: list[str] = []
-    for line in written_lines(text):
+    for line in lines:
         say, tell = SAY.match(line), TELL.match(line)
         if say:
             _take(said, refused, line, None, say[1].strip())
@@ -98,6 +96,6 @@ def _addressee(words: str, names: list[str | None]) -> tuple[int | None, str, st
     return seats[0], AFTER_NAME.sub("", words[longest:]).strip(), None
 
 
-def whole(text: str) -> str:
+def whole(lines: list[str]) -> str:
     """A reply as one message: every line its writer wrote (not the quote, not the signature)."""
-    return "\n".join(written_lines(text)).strip()
+    return "\n".join(lines).strip()

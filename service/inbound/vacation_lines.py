@@ -4,8 +4,8 @@ that any game's replies can take it:
     vacation 3 days      -> away for 3 days (also: "vacation 12 hours", "holiday 2d", "vacation: 1 day")
     back                 -> back from a vacation before its time is up (also "I'm back", "back now")
 
-Taken from the lines the player wrote (`service.inbound.talk` has dropped the quote, the signature and
-his talk lines already); the other lines are left for the game's grammar. A line that starts with the
+Taken from the lines the player wrote (`service.inbound.quoting` has dropped the quote and the
+signature, `service.inbound.talk` his talk lines, already); the other lines are left for the game's grammar. A line that starts with the
 word but says no length in hours or days is kept as refused, with how to write it.
 """
 from __future__ import annotations

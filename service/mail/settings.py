@@ -1,8 +1,7 @@
-"""How mail leaves Palazzo and how replies come in over IMAP, read once from the environment, so
-that a worker and the app agree."""
+"""How mail leaves Palazzo and how replies come in over IMAP: parts of `service.config.Config`, read
+with it once, so that a worker and the app agree."""
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -52,7 +51,7 @@ class MailSettings:
         return self.mail_domain or self.domain
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> MailSettings:
+    def from_env(cls, environ: Mapping[str, str]) -> MailSettings:
         security = (environ.get("PALAZZO_SMTP_SECURITY") or "starttls").strip().lower()
         return cls(
             backend=environ.get("PALAZZO_MAIL_BACKEND") or "outbox",
@@ -92,7 +91,7 @@ class ImapSettings:
             raise ValueError(f"PALAZZO_IMAP_POLL must be a positive number of seconds, not {self.poll}")
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> ImapSettings:
+    def from_env(cls, environ: Mapping[str, str]) -> ImapSettings:
         security = (environ.get("PALAZZO_IMAP_SECURITY") or "tls").strip().lower()
         try:
             poll = float(environ.get("PALAZZO_IMAP_POLL") or 60)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import re
 from http import HTTPStatus
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from flask import Response, current_app, g, json, request
 from flask_smorest import Blueprint
@@ -18,6 +18,9 @@ from service.mail import undelivered
 from service.problems import CODES, PROBLEM_TYPE, RULES_STATUS, Problem
 from service.schemas import ProblemSchema
 from service.store import Store
+
+if TYPE_CHECKING:  # the configuration builds the store, whose followups reach the resources' modules
+    from service.config import Config
 
 ANYONE = [{}, {"token": []}]  # served to anonymous callers and to token holders alike
 TOKEN = [{"token": []}]  # refused without a token (401 token_required)
@@ -91,6 +94,10 @@ class PalazzoBlueprint(Blueprint):
 
 def blueprint(name: str, description: str) -> Blueprint:
     return PalazzoBlueprint(name, name, url_prefix="/api/v1", description=description)
+
+
+def config() -> Config:
+    return current_app.extensions["palazzo.config"]
 
 
 def store() -> Store:

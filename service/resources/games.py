@@ -4,8 +4,8 @@ from __future__ import annotations
 from flask import current_app, request
 
 from service import invitations, seats
-from service.resources.common import (ETAG, IF_NONE_MATCH, as_host, blueprint, caller, conditional, documented, etag,
-                                      game_out, links, load_game, store)
+from service.resources.common import (ETAG, IF_NONE_MATCH, as_host, blueprint, caller, conditional, config, documented,
+                                      etag, game_out, links, load_game, store)
 from service.schemas import CreatedOut, GameIn, GameOut
 
 blp = blueprint("games", "Create a game and read it as a seat, the host or a spectator.")
@@ -28,7 +28,7 @@ def create_game(spec):
     """
     who = caller()
     table, issued = invitations.create(
-        store(), links(), spec, min_deadline=current_app.config["MIN_DEADLINE"],
+        store(), links(), spec, min_deadline=config().min_deadline,
         limit=current_app.extensions["palazzo.invite_limit"], client=request.remote_addr or "",
         creator=who.email if who.kind == "player" else None)
     host_view = game_out(table, as_host(table))

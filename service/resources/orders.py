@@ -12,6 +12,7 @@ from service import games, playing
 from service.problems import Problem
 from service.resources.common import blueprint, caller, documented, load_game, seat_of, store
 from service.schemas import OrdersIn, OrdersOut
+from service.store import Committed
 from service.vocabulary import check_move
 
 blp = blueprint("orders", "The caller's standing auction orders, private to him.")
@@ -33,14 +34,13 @@ def _set(game_id: str, orders: dict) -> dict:
         move = check_move(table.game, {"type": "set_orders", **orders})
     except ValidationError as error:
         raise Problem("invalid_request", "these orders do not fit this game", errors=error.messages) from None
-    for _ in range(playing.ATTEMPTS):
+    def act(table: games.Table) -> tuple[Committed, dict | None]:
         played = playing.play(store(), table, seat, move)
-        if played.outcome.outcome == "ok":
-            return {"version": played.table.version, "orders": _orders(played.table, seat)}
-        if played.outcome.outcome != "stale":
-            raise games.refused(played.outcome)
-        table = games.load(store(), game_id)
-    raise Problem("busy", "the game kept changing; try again")
+        if played.outcome.outcome != "ok":
+            return played.outcome, None
+        return played.outcome, {"version": played.table.version, "orders": _orders(played.table, seat)}
+
+    return playing.until_committed(store(), table, lambda table: None, act)
 
 
 @blp.route("/games/<game_id>/orders", methods=["GET"])

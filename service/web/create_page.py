@@ -21,6 +21,7 @@ from engine.typed import decimal_number
 from service import games, invitations, titles
 from service.problems import Problem
 from service.schemas import GameIn
+from service.web import config as web_config
 from service.web import form_errors, forms
 from service.web import links as web_links
 from service.web import session
@@ -49,7 +50,7 @@ def create() -> Response:
         if values.get("start") == "true" and any(seat["open"] for seat in spec["seats"]):
             return _form(values, ["A game with open seats cannot start at once: let it start when every seat is "
                                   "taken, or start it yourself."], 422)
-        table, _ = invitations.create(web_store(), web_links(), spec, min_deadline=current_app.config["MIN_DEADLINE"],
+        table, _ = invitations.create(web_store(), web_links(), spec, min_deadline=web_config().min_deadline,
                                       limit=current_app.extensions["palazzo.invite_limit"],
                                       client=request.remote_addr or "", creator=visitor.email)
     except ValidationError as error:

@@ -9,7 +9,6 @@ sandboxed frames, which inherit the page's policy: the one page whose policy let
 """
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from flask import Response, abort, request
@@ -26,7 +25,7 @@ FORWARDED = ("Forwarded", "X-Forwarded-For", "X-Real-IP")  # a proxy on this mac
 
 def allowed() -> bool:
     """The outbox backend is on and the caller sits at this machine."""
-    backend = os.environ.get("PALAZZO_MAIL_BACKEND") or "outbox"
+    backend = web.config().mail.backend
     proxied = any(name in request.headers for name in FORWARDED)
     return backend == "outbox" and request.remote_addr in LOOPBACK and not proxied
 

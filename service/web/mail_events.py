@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hmac
 
-from flask import Blueprint, Response, abort, current_app, request
+from flask import Blueprint, Response, abort, request
 
 from service import preferences, tokens, web
 from service.mail import undelivered
@@ -21,7 +21,7 @@ STOPPING = {"bounce", "dropped", "spamreport"}
 
 @bp.route("/hooks/sendgrid/<secret>", methods=["POST"])
 def sendgrid_events(secret: str) -> Response:
-    expected = current_app.config.get("MAIL_EVENTS_SECRET") or ""
+    expected = web.config().mail_events_secret or ""
     if not expected or not hmac.compare_digest(secret, expected):
         abort(404)
     events = request.get_json(silent=True)

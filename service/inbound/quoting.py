@@ -1,5 +1,7 @@
 """The lines a player wrote in a reply, without what his mail program added: the quoted mail, the
-heading above it, his signature and the history Outlook appends.
+heading above it, his signature and the history Outlook appends. The inbound layer strips a mail
+here, once, before anything reads it: the table talk, time off, and any game's grammar, which gets
+only the player's own lines (`engine.core.Grammar.parse`) and knows nothing of mail programs.
 
 What the programs write above a quote (their plain-text parts, as people send them):
 - Gmail: "On Tue, Dec 1, 2026 at 10:00 AM Ann <ann@example.org> wrote:", in German "Am Di., 1. Dez.
