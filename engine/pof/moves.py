@@ -13,19 +13,11 @@ bid at once): the service then keeps it from everyone else, the version and the 
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from engine.core import IllegalMove
+from engine.fragments import list_of, names
 from engine.pof.data import AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, FREEDOMS, PRESTIGE_CARDS, PROFESSIONS
-
-
-def names(ids: Iterable[str]) -> dict[str, Any]:
-    """A string that is one of the game's names (from data.json), so that API clients get an enum."""
-    return {"type": "string", "enum": list(ids)}
-
-
-def list_of(fragment: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": fragment}
 
 
 SQUARES = list_of({"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2})

@@ -9,43 +9,22 @@ data.json, so a correction there reaches the schemas too.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable
 
+from engine.fragments import Schema, closed, described, list_of, names, nullable
 from engine.pof.data import BUILDINGS, ECONOMY, FREEDOMS, LANDSCAPES, PRESTIGE_CARDS, ROUNDS, SUPPLY
-from engine.pof.moves import BONUS_CARD, CARD, ITEM, LIMITS, PROFESSION, SQUARES, list_of, names
+from engine.pof.moves import BONUS_CARD, CARD, ITEM, LIMITS, PROFESSION, SQUARES
 from engine.pof.setup import BIDDING, DECKS, DEFAULT_OPTIONS, MAX_SEATS, MIN_SEATS
 from engine.pof.table import DEADLINE_CLASS, DECISION_KINDS
-
-Schema = dict[str, Any]
 
 PHASES = ("professions", "auction", "actions", "over")
 COUNT: Schema = {"type": "integer", "minimum": 0}
 SEAT: Schema = {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1}
 
 
-def closed(description: str | None, properties: dict[str, Schema], optional: Iterable[str] = ()) -> Schema:
-    """An object with exactly these keys, each present unless named optional."""
-    schema: Schema = {"type": "object", "properties": properties, "additionalProperties": False}
-    optional = set(optional)
-    required = [key for key in properties if key not in optional]
-    if required:  # OpenAPI 3.0 refuses an empty required list
-        schema["required"] = required
-    if description:
-        schema["description"] = description
-    return schema
-
-
 def counts(keys: Iterable[str], description: str | None = None) -> Schema:
     """An object with a count for each of these names."""
     return closed(description, {key: COUNT for key in keys})
-
-
-def nullable(schema: Schema) -> Schema:
-    return {**schema, "nullable": True}
-
-
-def described(schema: Schema, description: str) -> Schema:
-    return {**schema, "description": description}
 
 
 SEATS = list_of(SEAT)

@@ -1,0 +1,37 @@
+"""JSON-Schema fragments in OpenAPI 3.0's dialect, from which every game builds its `schemas` and move
+fields: ``nullable`` rather than type arrays, no ``$ref``, and an object whose keys are fixed refuses
+others (tests/test_engine_schemas.py holds every game to that dialect)."""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+Schema = dict[str, Any]
+
+
+def names(ids: Iterable[str]) -> Schema:
+    """A string that is one of a game's names, so that API clients get an enum."""
+    return {"type": "string", "enum": list(ids)}
+
+
+def list_of(fragment: Schema) -> Schema:
+    return {"type": "array", "items": fragment}
+
+
+def closed(description: str | None, properties: dict[str, Schema], optional: Iterable[str] = ()) -> Schema:
+    """An object with exactly these keys, each present unless named optional."""
+    schema: Schema = {"type": "object", "properties": properties, "additionalProperties": False}
+    optional = set(optional)
+    required = [key for key in properties if key not in optional]
+    if required:  # OpenAPI 3.0 refuses an empty required list
+        schema["required"] = required
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def nullable(schema: Schema) -> Schema:
+    return {**schema, "nullable": True}
+
+
+def described(schema: Schema, description: str) -> Schema:
+    return {**schema, "description": description}
