@@ -2,6 +2,10 @@
 
 A bot decides only from what its seat may see: `game.view(state, seat)` and
 `game.legal_moves(state, seat)`; it never reads other seats' private parts or the decks.
+
+Every game is played by every bot of `BOTS` (the service offers them for any seat, and greedy stands in
+for a silent player): "random" plays any game; a game may bring its own bots as an optional `bots`
+attribute (name -> choose), which come before the ones here ("greedy" here is Princes of Florence's).
 """
 from __future__ import annotations
 
@@ -25,7 +29,8 @@ def choose_move(bot: str, game: Game, state: State, seat: int, rng: random.Rando
     """The move `bot` makes for `seat`, which must have a decision pending."""
     if bot not in _PLAYERS:
         check_bots([bot])
-    return _PLAYERS[bot](game, state, seat, rng)
+    own = getattr(game, "bots", {})
+    return own.get(bot, _PLAYERS[bot])(game, state, seat, rng)
 
 
 __all__ = ["BOTS", "check_bots", "choose_move"]
