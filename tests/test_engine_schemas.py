@@ -20,8 +20,9 @@ from engine.pof.table import DEADLINE_CLASS
 from tests.rules_helpers import illegal, keep_all, new_game, to_actions
 
 POF = get_game("princes-of-florence")
+GOOF = get_game("goofspiel")
 TOY = get_game("toy-count")
-GAMES = [POF, TOY]
+GAMES = [POF, GOOF, TOY]
 PARTS = ("options", "setup", "view", "result")
 
 
@@ -181,6 +182,16 @@ def test_random_pof_games_fit_their_schemas(seed: int, seats: int, bidding: str,
     CHECKERS[POF.name].play(options, seed)
 
 
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), seats=st.integers(2, 5), cards=st.integers(3, 13),
+       ties=st.sampled_from(["discard", "carry"]))
+def test_random_goofspiel_games_fit_their_schemas(seed: int, seats: int, cards: int, ties: str) -> None:
+    options = {"seats": seats, "cards": cards, "ties": ties}
+    validator(GOOF.schemas["options"]).validate({"cards": cards, "ties": ties})
+    validator(GOOF.schemas["setup"]).validate(GOOF.make_setup(GOOF.normalize_options(options), seed))
+    CHECKERS[GOOF.name].play(options, seed)
+
+
 @pytest.mark.parametrize("seats", [3, 5])
 def test_random_toy_games_fit_their_schemas(seats: int) -> None:
     validator(TOY.schemas["setup"]).validate(TOY.make_setup(TOY.normalize_options({"seats": seats}), seats))
@@ -226,6 +237,29 @@ def test_a_view_with_an_unknown_key_or_a_wrong_type_is_refused() -> None:
     assert not refused(check, {**theirs, "turn": None, "auction": None, "result": None})
 
 
+def test_a_goofspiel_view_with_a_bid_out_of_place_or_a_wrong_type_is_refused() -> None:
+    check = validator(GOOF.schemas["view"])
+    options = GOOF.normalize_options({"seats": 3, "cards": 5})
+    state, _ = GOOF.apply(GOOF.new_state(options, {"prizes": [3, 1, 2, 5, 4]}), 0, {"type": "bid", "card": 4})
+    mine, theirs = GOOF.view(state, 0), GOOF.view(state, None)
+    check.validate(mine)
+    check.validate(theirs)
+    me = mine["players"][0]
+    broken = [
+        {**theirs, "secret": {"prizes": [1, 2, 4, 5]}},
+        {**theirs, "prize": 14},
+        {**theirs, "prizes_left": [1, 2, 4, 5]},
+        {**mine, "players": [{**me, "private": {"bid": "4"}}, *mine["players"][1:]]},
+        {**mine, "players": [{**me, "bid": 4}, *mine["players"][1:]]},
+        {**theirs, "pending": [{**theirs["pending"][0], "kind": "pass"}]},
+        {**theirs, "history": [{"round": 1, "prize": 3, "carried": [], "stake": 3, "bids": [], "winner": None,
+                                "outcome": "shared"}]},
+        {key: value for key, value in theirs.items() if key != "stake"},
+    ]
+    for doc in broken:
+        assert refused(check, doc), doc
+
+
 def test_a_result_with_an_unknown_key_or_a_missing_one_is_refused() -> None:
     check = validator(POF.schemas["result"])
     score = {"seat": 0, "prestige": 6, "prestige_cards": [{"card": "most_jugglers", "points": 6}], "cash": 10,
@@ -256,15 +290,15 @@ def test_move_fragments_name_their_values_but_the_rules_give_the_codes() -> None
     illegal(state, 0, {"type": "set_orders", "limits": [], "step_out_otherwise": True}, "bad_move")
 
 
-def test_every_code_the_rules_raise_is_listed():
+@pytest.mark.parametrize("game, package", [(POF, "pof"), (GOOF, "goofspiel")], ids=["pof", "goofspiel"])
+def test_every_code_the_rules_raise_is_listed(game: Game, package: str):
     """Clients rely on Game.error_codes: every IllegalMove code in the engine's game code is there."""
     import re
     from pathlib import Path
 
     from engine.core import ERROR_CODES
-    from engine.pof import GAME
     root = Path(__file__).resolve().parent.parent / "engine"
     raised = set()
-    for source in [*(root / "pof").glob("*.py"), root / "core.py"]:
+    for source in [*(root / package).glob("*.py"), root / "core.py"]:
         raised |= set(re.findall(r'IllegalMove\(\s*"([a-z_]+)"', source.read_text()))
-    assert raised and raised <= set(GAME.error_codes) | set(ERROR_CODES), raised - set(GAME.error_codes)
+    assert raised and raised <= set(game.error_codes) | set(ERROR_CODES), raised - set(game.error_codes)
