@@ -196,7 +196,8 @@ def test_the_default_is_the_lowest_card_in_hand():
 
 def test_options_are_filled_in_and_checked():
     assert GAME.normalize_options({}) == {"seats": 2, "cards": 13, "ties": "discard"}
-    assert GAME.normalize_options({"seats": 5, "cards": 3, "ties": "carry"}) == {"seats": 5, "cards": 3, "ties": "carry"}
+    chosen = {"seats": 5, "cards": 3, "ties": "carry"}
+    assert GAME.normalize_options(chosen) == chosen
     for bad in ({"seats": 1}, {"seats": 6}, {"seats": "3"}, {"seats": True}, {"cards": 2}, {"cards": 14},
                 {"cards": 5.0}, {"cards": False}, {"ties": "share"}, {"ties": None}, {"colour": "red"}):
         with pytest.raises(IllegalMove) as refused:
