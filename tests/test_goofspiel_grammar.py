@@ -12,8 +12,13 @@ from engine.goofspiel.grammar import GRAMMAR
 from tests.goofspiel_helpers import GAME, bid, new_game
 
 
+def parse(text: str):
+    """The grammar's reading of a reply whose lines the player wrote himself (the inbound layer strips the rest)."""
+    return GRAMMAR.parse(text.split("\n"))
+
+
 def moves_of(text: str) -> list[dict | None]:
-    return [command.move for command in GRAMMAR.parse(text).commands]
+    return [command.move for command in parse(text).commands]
 
 
 @pytest.mark.parametrize("text, card", [
@@ -25,37 +30,36 @@ def test_a_bid_reads_as_players_write_it(text, card):
 
 
 def test_greetings_above_are_skipped_and_prose_below_is_not_read():
-    parsed = GRAMMAR.parse("Hi all,\n\nbid 9\nGood luck! 3 more rounds\n-- \nAnn")
+    parsed = parse("Hi all,\n\nbid 9\nGood luck! 3 more rounds\n-- \nAnn")
     assert [c.move for c in parsed.commands] == [{"type": "bid", "card": 9}]
     assert parsed.ignored == ["Good luck! 3 more rounds", "--", "Ann"]
-    assert moves_of("> bid 1\nbid 4") == [{"type": "bid", "card": 4}], "a quoted line is nobody's command"
 
 
 def test_help_and_leave_are_no_moves():
-    assert GRAMMAR.parse("help").help and GRAMMAR.parse("?").help
-    assert GRAMMAR.parse("leave").leaving == LEAVE
-    assert GRAMMAR.parse("leave confirm").leaving == LEAVE_CONFIRMED
+    assert parse("help").help and parse("?").help
+    assert parse("leave").leaving == LEAVE
+    assert parse("leave confirm").leaving == LEAVE_CONFIRMED
 
 
 @pytest.mark.parametrize("text, code", [
-    ("", "no_command"), ("thanks!", "no_command"), ("> bid 7", "no_command"),
+    ("", "no_command"), ("thanks!", "no_command"),
     ("bid", "bad_command"), ("bid seventeen", "bad_command"), ("bid 7 8", "bad_command"),
     ("7 is my lucky number", "bad_command"), ("bod 7", "unknown_command"), ("leave tomorrow", "bad_command"),
 ])
 def test_what_is_no_bid_is_refused(text, code):
     with pytest.raises(Unreadable) as refused:
-        GRAMMAR.parse(text)
+        parse(text)
     assert refused.value.code == code
 
 
 def test_read_commands_checks_the_bid_on_the_state():
     state = new_game([3, 1, 2, 5, 4], seats=2)
-    reading = read_commands(GAME, GRAMMAR.parse("bid 4"), state, 0)
+    reading = read_commands(GAME, parse("bid 4"), state, 0)
     assert reading.moves == [{"type": "bid", "card": 4}] and reading.lines == ["bid 4"]
-    assert read_commands(GAME, GRAMMAR.parse("help"), state, 0).moves == []
+    assert read_commands(GAME, parse("help"), state, 0).moves == []
     for text, seat, code in (("bid 7", 0, "not_in_hand"), ("bid 2", 1, "already_bid")):
         with pytest.raises(Unreadable) as refused:
-            read_commands(GAME, GRAMMAR.parse(text), bid(state, 1, 4), seat)
+            read_commands(GAME, parse(text), bid(state, 1, 4), seat)
         assert refused.value.code == code and refused.value.line == text
 
 
@@ -82,7 +86,7 @@ def test_every_line_answers_gives_reads_back_to_a_legal_move(seats, seed):
             seat = decision["seat"]
             legal = GAME.legal_moves(state, seat)
             lines = [line for line, _ in answers(GAME, state, seat, full=True).commands]
-            read = [read_commands(GAME, GRAMMAR.parse(line), state, seat).moves for line in lines]
+            read = [read_commands(GAME, parse(line), state, seat).moves for line in lines]
             assert read == [[move] for move in legal]
             assert [GAME.describe(move).lower() for move in legal] == lines
         seat = GAME.pending(state)[0]["seat"]

@@ -2,10 +2,10 @@
 into a bid, and the lines a seat may send now (`answers`), for replies by mail or chat.
 
 The grammar reads the lines the player wrote: what his mail program added (quotes, "wrote:" headings,
-signatures) is the inbound layer's to strip before it. The first line that reads as a command is the
-command; lines above it that read as none are greetings, skipped; lines below it are prose, not read
-(one bid a round, so one command a reply). A line that starts like a command but is not one ("bid
-seventeen", "bod 7") is refused, not skipped. Lines:
+signatures) the inbound layer has stripped before (`service.inbound.quoting`). The first line that
+reads as a command is the command; lines above it that read as none are greetings, skipped; lines
+below it are prose, not read (one bid a round, so one command a reply). A line that starts like a
+command but is not one ("bid seventeen", "bod 7") is refused, not skipped. Lines:
     bid 7 | 7 | play 7 | bid seven | help | leave | leave confirm
 """
 from __future__ import annotations
@@ -43,8 +43,6 @@ def _card(word: str) -> int | None:
 def _read(line: str) -> Command | None:
     """The command of one line; None for a line that is no command (a greeting, prose); Unreadable for
     one that starts like a command and is none."""
-    if line.startswith(">"):
-        return None  # a quoted line is nobody's command
     words = _words(line)
     if not words:
         return None
@@ -72,10 +70,11 @@ def _read(line: str) -> Command | None:
     return None
 
 
-def parse(text: str) -> Parsed:
+def parse(lines: list[str]) -> Parsed:
+    """The one command of the player's own lines, and the prose after it."""
     commands: list[Command] = []
     prose: list[str] = []
-    for line in (line.strip() for line in text.splitlines()):
+    for line in (line.strip() for line in lines):
         if not line:
             continue
         if commands:
