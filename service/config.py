@@ -55,6 +55,8 @@ class Config:
     mail_retry_seconds: tuple[int, ...] = (10, 30, 120, 600, 1800)
     mail_merge_seconds: float = 30.0
     poll_seconds: float = 1.0
+    webhook_retry_seconds: tuple[int, ...] = (10, 60, 300, 1800)
+    webhook_allow_private: bool = False  # loopback, private and link-local targets, and plain http (SSRF)
     mail: MailSettings = field(default_factory=MailSettings)
     imap: ImapSettings = field(default_factory=ImapSettings)
 
@@ -89,6 +91,8 @@ class Config:
             mail_retry_seconds=_waits(env, "PALAZZO_MAIL_RETRY_SECONDS", cls.mail_retry_seconds),
             mail_merge_seconds=_number(env, "PALAZZO_MAIL_MERGE_SECONDS", "30", float),
             poll_seconds=_number(env, "PALAZZO_POLL_SECONDS", "1", float),
+            webhook_retry_seconds=_waits(env, "PALAZZO_WEBHOOK_RETRY_SECONDS", cls.webhook_retry_seconds),
+            webhook_allow_private=(env("PALAZZO_WEBHOOK_ALLOW_PRIVATE") or "") in ("1", "true", "yes"),
             mail=mail,
             imap=imap,
         )
@@ -160,5 +164,6 @@ def make_store(config: Config) -> Store:
     if queues_at != url:
         refuse_cluster_node(queues_at, "PALAZZO_QUEUE_URL")
     queues = redis.Redis.from_url(queues_at)  # RQ wants bytes, not str
-    return Store(client, followups.Queued(queues, bot_delay=config.bot_delay, mail_waits=config.mail_retry_seconds),
+    return Store(client, followups.Queued(queues, bot_delay=config.bot_delay, mail_waits=config.mail_retry_seconds,
+                                                webhook_waits=config.webhook_retry_seconds),
                  config.compact_after)

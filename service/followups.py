@@ -41,6 +41,7 @@ RESULT_TTL = 0  # nothing reads a job's return value: a job that succeeded leave
 FAILURE_TTL = 24 * 3600  # a failed job's record and traceback, for an operator to look at
 BOT_JOB = "workers.bots.move"
 MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
+WEBHOOK_JOB, WEBHOOK_GAVE_UP = "workers.webhooks.deliver", "workers.webhooks.gave_up"
 REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
 REPLY_RETRY_SECONDS = [10, 60, 300]
 SIGN_IN_JOB = "workers.sign_in.mail_link"
@@ -67,12 +68,14 @@ class Queued:
     Redis `connection` (plain, bytes)."""
 
     def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0,
-                 mail_waits: tuple[int, ...] = (10, 30, 120, 600, 1800)):
+                 mail_waits: tuple[int, ...] = (10, 30, 120, 600, 1800),
+                 webhook_waits: tuple[int, ...] = (10, 60, 300, 1800)):
         self.connection = connection
         self.queue = Jobs(QUEUE, connection=connection)
         self.replies = Jobs(REPLY_QUEUE, connection=connection)
         self.bot_delay = bot_delay
         self.mail_waits = list(mail_waits)
+        self.webhook_waits = list(webhook_waits)
 
     def after(self, store: Any, table: Any, everything: bool = False) -> None:
         """Queue what this committed game needs done now, in one round trip (none when nothing is).
@@ -116,6 +119,14 @@ class Queued:
         waits = self.mail_waits
         self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
                            on_failure=Callback(MAIL_GAVE_UP), description=f"send a {mail.kind} mail")
+
+    def send_webhook(self, store: Any, hook_id: str, payload: str, delivery: str) -> None:
+        """Queue one webhook delivery, retried with backoff (PALAZZO_WEBHOOK_RETRY_SECONDS); its
+        description names no URL and no content."""
+        waits = self.webhook_waits
+        self.queue.enqueue(WEBHOOK_JOB, hook_id, payload, delivery, retry=Retry(max=len(waits), interval=waits),
+                           on_failure=Callback(WEBHOOK_GAVE_UP), job_id=f"pz-hook-{hook_id}-{delivery}",
+                           description="post a webhook")
 
     def sign_in(self, store: Any, links: Any, email: str, join: list[str] | None = None) -> None:
         """Queue the job that mails a sign-in link if the address plays here or is to join a game
@@ -165,6 +176,9 @@ class Inline:
             sending.send(store, mail, self.mail)
         except MailError as error:
             undelivered.keep(store.redis, mail, error)
+
+    def send_webhook(self, store: Any, hook_id: str, payload: str, delivery: str) -> None:
+        """Nothing: webhooks are posted by workers only (no request waits on a receiver)."""
 
     def sign_in(self, store: Any, links: Any, email: str, join: list[str] | None = None) -> None:
         """Decide and mail at once, in the request: this mode is for tests and tools, not for the world."""

@@ -728,3 +728,34 @@ class AcceptedOut(Schema):
 class HealthOut(Schema):
     status = fields.String()
     redis = fields.String()
+
+
+WEBHOOK_KINDS = ("your_turn", "your_bid", "message", "round_result", "game_over")
+
+
+class WebhookIn(Schema):
+    url = fields.String(required=True, validate=validate.Length(max=2000),
+                        metadata={"description": "An https URL; loopback, private and link-local targets are refused."})
+    game = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=64),
+                         metadata={"description": "One game (a seat's player or its host), or null for all his games."})
+    events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_KINDS)), load_default=list(WEBHOOK_KINDS),
+                         validate=validate.Length(min=1, max=len(WEBHOOK_KINDS)))
+    format = fields.String(load_default="json", validate=validate.OneOf(("json", "discord", "slack")),
+                           metadata={"description": "json (signed notice), discord (`content`) or slack (`text`)."})
+
+
+@always_present("secret")
+class WebhookOut(Schema):
+    id = fields.String()
+    url = fields.String()
+    game = fields.String(allow_none=True)
+    events = fields.List(fields.String())
+    format = fields.String()
+    enabled = fields.Boolean()
+    failures = fields.Integer()
+    created = fields.String()
+    secret = fields.String(metadata={"description": "The signing secret: only in the answer that creates it."})
+
+
+class WebhooksOut(Schema):
+    webhooks = fields.List(fields.Nested(WebhookOut))

@@ -126,8 +126,9 @@ def test_security_says_which_operations_refuse_an_anonymous_caller(client):
             assert operation["security"] == [{"token": []}], (path, method)
         else:
             assert {} in operation["security"] or operation["security"] == [], (path, method, answer.status_code)
-    # 26: taking and ending a vacation (takeVacation, endVacation) act for the caller's seat, as leaving does
-    assert len(token_only) == 26 and {"submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
+    # 26: taking and ending a vacation (takeVacation, endVacation) act for the caller's seat, as leaving does;
+    # 30: a player's webhooks (list, add, delete, enable) are his alone
+    assert len(token_only) == 30 and {"listMyWebhooks", "addWebhook", "deleteWebhook", "enableWebhook", "submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
                                       "renewJoinLink", "listMyGames", "renameGame", "leaveGame", "removePlayer",
                                       "postMessage", "hideMessage", "takeVacation", "endVacation"} <= set(token_only)
     assert "listMessages" in anyone

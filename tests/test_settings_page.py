@@ -135,3 +135,24 @@ def test_with_javascript_the_browsers_zone_is_preselected_while_the_stored_one_i
         page.goto(f"{served.base}/settings")
         assert page.locator("#time_zone").input_value() == "Europe/Rome", "a zone he chose stays chosen"
         context.close()
+
+
+def test_webhooks_are_added_shown_once_with_their_secret_refused_inside_and_removed(app, client):
+    from service.channels import webhooks
+    [game_id] = _games(client, ["Ann's table"])
+    _signed_in(app, client)
+    token = csrf(client, "/settings")
+    refused = client.post("/settings/webhooks", data={"csrf": token, "url": "https://127.0.0.1/hook", "format": "json"})
+    assert refused.status_code == 422 and b"loopback" in refused.data
+    store = app.extensions["palazzo.store"]
+    assert webhooks.of_owner(store, tokens.email_hash(ANN)) == []
+    added = client.post("/settings/webhooks", data={"csrf": token, "url": "https://93.184.216.34/hook",
+                                                   "game": game_id, "format": "discord", "events": ["game_over"]})
+    [hook] = webhooks.of_owner(store, tokens.email_hash(ANN))
+    assert added.status_code == 201 and hook.secret.encode() in added.data
+    assert (hook.game, hook.format, hook.events) == (game_id, "discord", ("game_over",))
+    page = client.get("/settings").data
+    assert b"93.184.216.34/hook" in page and hook.secret.encode() not in page, "the secret is shown once"
+    assert client.post("/settings/webhooks/remove", data={"csrf": "forged", "id": hook.id}).status_code == 403
+    assert client.post("/settings/webhooks/remove", data={"csrf": token, "id": hook.id}).status_code == 303
+    assert webhooks.of_owner(store, tokens.email_hash(ANN)) == []

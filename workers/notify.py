@@ -33,7 +33,8 @@ from service.inbound import address
 from service.mail import recap, render, seats
 from service.mail.message import Mail
 from service.store import Store, email_key
-from workers import context, time_off
+from workers import context
+from workers import webhooks as webhook_jobs, time_off
 from workers import digest as daily_digest
 
 REMIND_JOB = "workers.notify.remind"
@@ -121,6 +122,7 @@ def flush(email_hash: str) -> int:
 def game(game_id: str) -> int:
     """Send whatever the game's current state calls for and nobody has sent yet; returns how many."""
     store = context.store()
+    webhook_jobs.game(game_id)  # the other channel, told of the same commit
     table = games.load(store, game_id)
     if table.game.name != "princes-of-florence":  # the only game with mail templates so far
         return 0

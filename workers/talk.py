@@ -17,7 +17,8 @@ from __future__ import annotations
 from service import games, messages, preferences, tokens
 from service.inbound import address
 from service.mail import render, seats
-from workers import context, notify
+from workers import context
+from workers import webhooks as webhook_jobs, notify
 from workers import digest as daily_digest
 
 CLAIM_TTL = 30 * 24 * 3600
@@ -40,6 +41,7 @@ def posted(game_id: str, seq: int) -> int:
     """Mail message `seq` to every seat that takes it one by one, and schedule the digests of those
     who take it daily; returns how many seats it was held (or sent) for."""
     store = context.store()
+    webhook_jobs.game(game_id)  # the other channel, told of the same message
     table = games.load(store, game_id)
     message = messages.message(store, game_id, seq)
     if message is None or message.get("hidden"):

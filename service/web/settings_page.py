@@ -12,6 +12,9 @@ from typing import Any
 from flask import Response, redirect, request, url_for
 
 from service import games, preferences, settings, zones
+from service.channels import KINDS, targets, webhooks
+from service.problems import Problem
+from service.web import config as web_config
 from service.web import session
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -36,7 +39,8 @@ def _games(email_hash: str) -> list[dict[str, Any]]:
             for game_id, (seat, head) in sorted(held.items())]
 
 
-def _page(email_hash: str, status: int = 200, error: str | None = None, field: str | None = None) -> Response:
+def _page(email_hash: str, status: int = 200, error: str | None = None, field: str | None = None,
+          secret: str | None = None) -> Response:
     shown = settings.shown(web_store(), email_hash)
     held = _games(email_hash)
     titles = {game["id"]: game["title"] for game in held}
@@ -45,7 +49,8 @@ def _page(email_hash: str, status: int = 200, error: str | None = None, field: s
                   rhythm_words=RHYTHM_WORDS, talk_words=TALK_WORDS,
                   unsubscribed=[{"id": game_id, "title": titles.get(game_id, game_id)}
                                 for game_id in preferences.unsubscribed(shown)],
-                  browser_zone=shown["time_zone"] == preferences.DEFAULTS["time_zone"])
+                  browser_zone=shown["time_zone"] == preferences.DEFAULTS["time_zone"],
+                  webhooks=webhooks.of_owner(web_store(), email_hash), webhook_kinds=KINDS, new_secret=secret)
 
 
 def _signed_in() -> str | None:
@@ -120,4 +125,35 @@ def subscribe() -> Response:
     else:
         preferences.write(web_store(), email_hash, {"mail": "all"})
         session.flash("Palazzo mails you again.")
+    return redirect(url_for("settings_page.show"), 303)
+
+
+@bp.route("/settings/webhooks", methods=["POST"])
+def add_webhook() -> Response:
+    """Register a webhook (`url`, `game` or all games, `format`, the `events` ticked) by the API's own
+    checks; the page shows its signing secret once."""
+    email_hash = _signed_in()
+    if email_hash is None:
+        return redirect(url_for("settings_page.show"), 303)
+    events = [kind for kind in request.form.getlist("events") if kind in KINDS] or list(KINDS)
+    format_ = request.form.get("format", "json")
+    if format_ not in webhooks.FORMATS:
+        return _page(email_hash, 422, "a webhook's body is json, discord or slack", "webhook")
+    try:
+        hook = webhooks.add(web_store(), email_hash, request.form.get("url", "").strip(), request.form.get("game") or None,
+                            events, format_, web_config().webhook_allow_private)
+    except (targets.Refused, Problem) as refused:
+        return _page(email_hash, 422, refused.detail, "webhook")
+    return _page(email_hash, 201, secret=hook.secret)
+
+
+@bp.route("/settings/webhooks/remove", methods=["POST"])
+def remove_webhook() -> Response:
+    email_hash = _signed_in()
+    if email_hash is None:
+        return redirect(url_for("settings_page.show"), 303)
+    hook = webhooks.get(web_store(), request.form.get("id", ""))
+    if hook is not None and hook.owner == email_hash:
+        webhooks.remove(web_store(), hook)
+        session.flash("The webhook is removed.")
     return redirect(url_for("settings_page.show"), 303)
