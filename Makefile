@@ -51,7 +51,8 @@ TEST_PROCESSES ?= 3
 
 # The SMTP and IMAP tests run Debian's Dovecot (tests/mail_servers.py), each with a config of its own.
 mail-servers:
-	@test -x /usr/sbin/dovecot -a -x /usr/lib/dovecot/imap || ($(SUDO) apt-get update -qq && $(APT_INSTALL) dovecot-imapd)
+	@test -x /usr/sbin/dovecot -a -x /usr/lib/dovecot/imap -a -n "$$(command -v openssl)" || ($(SUDO) apt-get update -qq \
+		&& $(APT_INSTALL) dovecot-imapd openssl)
 
 test: setup browser spec-tools mail-servers
 	$(PY) -m pytest -n $(TEST_PROCESSES)
