@@ -31,11 +31,6 @@ CODES: dict[str, tuple[int, str]] = {
     "join_link_expired": (403, "the join link is too old; the host's page and the lobby show the current one"),
     "address_unproved": (403, "the sign-in did not tell us the address to mail; sign in again by a mailed link"),
     "not_found": (404, "no such resource"),
-    "webhook_not_found": (404, "no such webhook among the caller's"),
-    "bad_webhook_url": (422, "a webhook URL must be an absolute https URL, without a user name or password"),
-    "webhook_target_refused": (422, "the webhook URL leads to a loopback, private or link-local address"),
-    "webhook_unreachable": (422, "the webhook URL's host has no address"),
-    "too_many_webhooks": (422, "the caller has as many webhooks as one may have"),
     "game_not_found": (404, "no such game"),
     "seat_not_found": (404, "no such seat"),
     "message_not_found": (404, "no such message among those the caller may see"),
@@ -93,6 +88,11 @@ CODES: dict[str, tuple[int, str]] = {
     "headers_too_large": (431, "the request's headers are too large"),
     "internal_error": (500, "a fault on our side"),
     "store_unavailable": (503, "the game store is unreachable; retry after Retry-After seconds"),
+    "webhook_not_found": (404, "no such webhook among the caller's"),
+    "bad_webhook_url": (422, "a webhook URL must be an absolute https URL, without a user name or password"),
+    "webhook_target_refused": (422, "the webhook URL leads to a loopback, private or link-local address"),
+    "webhook_unreachable": (422, "the webhook URL's host has no address"),
+    "too_many_webhooks": (422, "the caller has as many webhooks as one may have"),
 }
 RULES_STATUS = 422  # every code of the rules (IllegalMove) is answered with this status
 

@@ -754,7 +754,7 @@ class WebhookOut(Schema):
     enabled = fields.Boolean()
     failures = fields.Integer()
     created = fields.String()
-    secret = fields.String(metadata={"description": "The signing secret: only in the answer that creates it."})
+    secret = fields.String(allow_none=True, metadata={"description": "The signing secret: only in the answer that creates it, else null."})
 
 
 class WebhooksOut(Schema):

@@ -171,6 +171,14 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
     settings = {"time_zone": "Europe/Rome", "mail": "decisions"}
     assert call("PUT", "/api/v1/me/settings", ann, json=settings).status_code == 200
     assert call("GET", "/api/v1/me/settings", ann).status_code == 200
+    hook = call("POST", "/api/v1/me/webhooks", ann, json={"url": "https://93.184.216.34/hook", "game": game_id,
+                                                          "format": "slack"})  # an address literal: no lookup
+    assert hook.status_code == 201
+    assert call("POST", "/api/v1/me/webhooks", ann, json={"url": "https://10.0.0.1/x"}).status_code == 422
+    assert call("GET", "/api/v1/me/webhooks", ann).status_code == 200
+    assert call("POST", f"/api/v1/me/webhooks/{hook.get_json()['id']}/enable", ann).status_code == 200
+    assert call("DELETE", f"/api/v1/me/webhooks/{hook.get_json()['id']}", ann).status_code == 204
+    assert call("DELETE", f"/api/v1/me/webhooks/{hook.get_json()['id']}", ann).status_code == 404
     assert call("POST", f"/api/v1/games/{game_id}/start", host).status_code == 200
     assert call("POST", f"/api/v1/games/{game_id}/start", host).status_code == 409
     assert call("POST", f"/api/v1/games/{game_id}/host-link", host, json={"email": "host@example.org"}).status_code == 202
