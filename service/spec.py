@@ -6,7 +6,7 @@ components that the game documents refer to. The game's words (decision kinds, t
 annotates and what they hold) become enums, and the problem `code` lists every code there is.
 
 The dialect is OpenAPI 3.0's, which strict validators read literally: `nullable` takes effect only
-beside a `type` in the same schema, so a field that holds a component or null is one of the
+beside a `type` in the same schema, so a field that holds a component or null is any of the
 component and `NULL`.
 """
 from __future__ import annotations
@@ -49,12 +49,13 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _one_of(options: list[dict[str, Any]], nullable: bool = False) -> dict[str, Any]:
+def _any_of(options: list[dict[str, Any]], nullable: bool = False) -> dict[str, Any]:
     """One schema of several (or null too): a lone component is wrapped in allOf, where OpenAPI 3.0
-    would ignore a description beside its $ref."""
+    would ignore a description beside its $ref. Several games' documents may overlap (both games' options
+    admit `{"seats": 3}`), so it is anyOf, not oneOf: the service checks a document against the game named."""
     if nullable:
-        return {"oneOf": [*options, NULL]}
-    return {"allOf": options} if len(options) == 1 else {"oneOf": options}
+        return {"anyOf": [*options, NULL]}
+    return {"allOf": options} if len(options) == 1 else {"anyOf": options}
 
 
 def normalized_options(game: Any) -> dict[str, Any]:
@@ -89,6 +90,11 @@ def _terms(served: list[Any]) -> dict[str, dict[str, Any]]:
     return terms
 
 
+def _fields_of(served: list[Any], move_type: str) -> list[dict[str, Any]]:
+    """The fields of a move type in each served game that has it (standing orders are Princes of Florence's)."""
+    return [game.move_types[move_type]["fields"] for game in served if move_type in game.move_types]
+
+
 def describe_games(api: Any, served: list[Any]) -> None:
     """Register the games' components and teach the field converter to point at them."""
     spec = api.spec
@@ -121,16 +127,16 @@ def describe_games(api: Any, served: list[Any]) -> None:
         if isinstance(field, MoveField) and moves:
             replacement = dict(move_union)
         elif isinstance(field, GameDoc) and served:
-            replacement = _one_of(docs[field.part], nullable)
+            replacement = _any_of(docs[field.part], nullable)
         elif isinstance(field, Deadlines) and served:
             seconds = {"type": "integer", "minimum": field.low, "maximum": field.high}
             replacement = {"type": "object", "properties": {key: seconds for key in deadline_keys},
                            "additionalProperties": False}
-        elif isinstance(field, MovePart) and served:
-            replacement = dict(served[0].move_types[field.move_type]["fields"][field.part])
-        elif isinstance(field, MoveFields) and served:
+        elif isinstance(field, MovePart) and _fields_of(served, field.move_type):
+            replacement = dict(_fields_of(served, field.move_type)[0][field.part])
+        elif isinstance(field, MoveFields) and _fields_of(served, field.move_type):
             objects = [{"type": "object", "properties": dict(fields), "required": list(fields)}
-                       for fields in (game.move_types[field.move_type]["fields"] for game in served)]
+                       for fields in _fields_of(served, field.move_type)]
             if len(objects) == 1:
                 replacement = {**objects[0], **({"nullable": True} if nullable else {})}
             else:
@@ -138,16 +144,16 @@ def describe_games(api: Any, served: list[Any]) -> None:
         elif isinstance(field, EventDoc):
             replacement = _ref("Event")
         elif isinstance(field, GameTerm) and field.term in terms:
-            replacement = _one_of([_ref(_term_component(field.term))], nullable)
+            replacement = _any_of([_ref(_term_component(field.term))], nullable)
         elif isinstance(field, Choice):
             if field.component not in spec.components.schemas:
                 spec.components.schema(field.component, component={"type": "string", "enum": field.names})
-            replacement = _one_of([_ref(field.component)], nullable)
+            replacement = _any_of([_ref(field.component)], nullable)
         elif isinstance(field, GameName):
             return {"enum": [game.name for game in served]}
         elif ret.get("anyOf") and {"type": "object", "nullable": True} in ret["anyOf"]:
             # a nested schema or null: apispec's null part would admit any object
-            replacement = _one_of([option for option in ret["anyOf"] if option.get("nullable") is not True], True)
+            replacement = _any_of([option for option in ret["anyOf"] if option.get("nullable") is not True], True)
         else:
             return {}
         kept = {key: ret[key] for key in ("description", "default") if key in ret}
