@@ -35,7 +35,7 @@ PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, cr
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
                   "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token
-GAME_MODULES = {"princes-of-florence": "engine.pof"}
+GAME_MODULES = {"princes-of-florence": "engine.pof", "goofspiel": "engine.goofspiel"}
 STORE_RETRY_AFTER = 5
 COMPRESS_MIN_BYTES = 4096  # a move's answer stays plain; a listing of 900 placements (150 KB) goes as ~10 KB
 

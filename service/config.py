@@ -47,7 +47,7 @@ class Config:
     invite_limit: str = invitations.LIMIT
     talk_limit: str = messages.LIMIT
     cors_origins: tuple[str, ...] = ()
-    games: tuple[str, ...] = ("princes-of-florence",)
+    games: tuple[str, ...] = ("princes-of-florence", "goofspiel")
     mail_events_secret: str | None = None
     inbound_secret: str | None = None
     clock_file: str | None = None
@@ -83,7 +83,7 @@ class Config:
             invite_limit=env("PALAZZO_INVITE_LIMIT") or invitations.LIMIT,
             talk_limit=env("PALAZZO_TALK_LIMIT") or messages.LIMIT,
             cors_origins=tuple(o.strip() for o in (env("PALAZZO_CORS_ORIGINS") or "").split(",") if o.strip()),
-            games=tuple((env("PALAZZO_GAMES") or "princes-of-florence").split(",")),
+            games=tuple((env("PALAZZO_GAMES") or "princes-of-florence,goofspiel").split(",")),
             mail_events_secret=env("PALAZZO_MAIL_EVENTS_SECRET") or None,
             inbound_secret=env("PALAZZO_INBOUND_SECRET") or None,
             clock_file=env("PALAZZO_CLOCK_FILE") or None,

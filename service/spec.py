@@ -6,7 +6,7 @@ components that the game documents refer to. The game's words (decision kinds, t
 annotates and what they hold) become enums, and the problem `code` lists every code there is.
 
 The dialect is OpenAPI 3.0's, which strict validators read literally: `nullable` takes effect only
-beside a `type` in the same schema, so a field that holds a component or null is one of the
+beside a `type` in the same schema, so a field that holds a component or null is any of the
 component and `NULL`.
 """
 from __future__ import annotations
@@ -49,12 +49,13 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _one_of(options: list[dict[str, Any]], nullable: bool = False) -> dict[str, Any]:
+def _any_of(options: list[dict[str, Any]], nullable: bool = False) -> dict[str, Any]:
     """One schema of several (or null too): a lone component is wrapped in allOf, where OpenAPI 3.0
-    would ignore a description beside its $ref."""
+    would ignore a description beside its $ref. Several games' documents may overlap (both games' options
+    admit `{"seats": 3}`), so it is anyOf, not oneOf: the service checks a document against the game named."""
     if nullable:
-        return {"oneOf": [*options, NULL]}
-    return {"allOf": options} if len(options) == 1 else {"oneOf": options}
+        return {"anyOf": [*options, NULL]}
+    return {"allOf": options} if len(options) == 1 else {"anyOf": options}
 
 
 def normalized_options(game: Any) -> dict[str, Any]:
@@ -121,7 +122,7 @@ def describe_games(api: Any, served: list[Any]) -> None:
         if isinstance(field, MoveField) and moves:
             replacement = dict(move_union)
         elif isinstance(field, GameDoc) and served:
-            replacement = _one_of(docs[field.part], nullable)
+            replacement = _any_of(docs[field.part], nullable)
         elif isinstance(field, Deadlines) and served:
             seconds = {"type": "integer", "minimum": field.low, "maximum": field.high}
             replacement = {"type": "object", "properties": {key: seconds for key in deadline_keys},
@@ -141,16 +142,16 @@ def describe_games(api: Any, served: list[Any]) -> None:
         elif isinstance(field, EventDoc):
             replacement = _ref("Event")
         elif isinstance(field, GameTerm) and field.term in terms:
-            replacement = _one_of([_ref(_term_component(field.term))], nullable)
+            replacement = _any_of([_ref(_term_component(field.term))], nullable)
         elif isinstance(field, Choice):
             if field.component not in spec.components.schemas:
                 spec.components.schema(field.component, component={"type": "string", "enum": field.names})
-            replacement = _one_of([_ref(field.component)], nullable)
+            replacement = _any_of([_ref(field.component)], nullable)
         elif isinstance(field, GameName):
             return {"enum": [game.name for game in served], **({"default": served[0].name} if served else {})}
         elif ret.get("anyOf") and {"type": "object", "nullable": True} in ret["anyOf"]:
             # a nested schema or null: apispec's null part would admit any object
-            replacement = _one_of([option for option in ret["anyOf"] if option.get("nullable") is not True], True)
+            replacement = _any_of([option for option in ret["anyOf"] if option.get("nullable") is not True], True)
         else:
             return {}
         kept = {key: ret[key] for key in ("description", "default") if key in ret}

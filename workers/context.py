@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import cache
 
+import engine.goofspiel  # noqa: F401  (registers the game)
 import engine.pof  # noqa: F401  (registers the game)
 from service import clock
 from service.config import Config, make_store
