@@ -126,11 +126,14 @@ def describe_games(api: Any, served: list[Any]) -> None:
             seconds = {"type": "integer", "minimum": field.low, "maximum": field.high}
             replacement = {"type": "object", "properties": {key: seconds for key in deadline_keys},
                            "additionalProperties": False}
-        elif isinstance(field, MovePart) and served:
-            replacement = dict(served[0].move_types[field.move_type]["fields"][field.part])
-        elif isinstance(field, MoveFields) and served:
+        elif isinstance(field, MovePart) and _having(served, field.move_type):
+            parts = list({repr(part): part for part in (game.move_types[field.move_type]["fields"][field.part]
+                                                          for game in _having(served, field.move_type))}.values())
+            replacement = dict(parts[0]) if len(parts) == 1 else {"anyOf": parts}
+        elif isinstance(field, MoveFields) and _having(served, field.move_type):
             objects = [{"type": "object", "properties": dict(fields), "required": list(fields)}
-                       for fields in (game.move_types[field.move_type]["fields"] for game in served)]
+                       for fields in (game.move_types[field.move_type]["fields"]
+                                      for game in _having(served, field.move_type))]
             if len(objects) == 1:
                 replacement = {**objects[0], **({"nullable": True} if nullable else {})}
             else:
@@ -144,7 +147,7 @@ def describe_games(api: Any, served: list[Any]) -> None:
                 spec.components.schema(field.component, component={"type": "string", "enum": field.names})
             replacement = _one_of([_ref(field.component)], nullable)
         elif isinstance(field, GameName):
-            return {"enum": [game.name for game in served]}
+            return {"enum": [game.name for game in served], **({"default": served[0].name} if served else {})}
         elif ret.get("anyOf") and {"type": "object", "nullable": True} in ret["anyOf"]:
             # a nested schema or null: apispec's null part would admit any object
             replacement = _one_of([option for option in ret["anyOf"] if option.get("nullable") is not True], True)
@@ -161,6 +164,11 @@ def describe_games(api: Any, served: list[Any]) -> None:
     problem["enum"] = codes
     problem["description"] = "Stable machine code: " + "; ".join(
         f"`{code}` {CODES[code][1] if code in CODES else rule_codes[code]}" for code in codes)
+
+
+def _having(served: list[Any], move_type: str) -> list[Any]:
+    """The served games that have a move type (not every game has standing orders), in PALAZZO_GAMES order."""
+    return [game for game in served if move_type in game.move_types]
 
 
 def _term_component(term: str) -> str:

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from functools import cache
 
-import engine.pof  # noqa: F401  (registers the game)
 from service import clock
 from service.config import make_store, settings
 from service.links import MIN_SECRET_LENGTH, Links
 from service.ratelimit import Limit
+from service.served import load_all
 from service.store import Store
+
+load_all()  # a job may play any game a stored table holds
 
 
 @cache
