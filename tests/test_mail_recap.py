@@ -21,11 +21,11 @@ from engine.pof.writing import marks
 from service import games, playing
 from service.followups import QUEUE
 from service.mail import recap, render, seats
-from service.web import yard_svg
+from service import yard_svg
 from service.mail.settings import MailSettings
 from service.problems import Problem
-from service.web import story
-from service.web.yard_svg import EMPTY, colours
+from service import story
+from service.yard_svg import EMPTY, colours
 from tests.browser import MAIL_ARTEFACTS, screenshot
 from tests.conftest import bearer, make_app, new_game, seat_tokens, wait_for
 from tests.mail_games import mails, player, start

@@ -25,8 +25,9 @@ from engine import get_game
 from engine.core import Move, word
 from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, titles
-from service.mail import headers, phrases
-from service.web import yard_svg
+from service import phrases
+from service.mail import headers
+from service import yard_svg
 from service.mail.message import Mail
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from marshmallow import ValidationError
 
 from engine.core import get_game, option_words
 from service import deadlines, games, invitations, seats, signin
-from service.mail import phrases
+from service import phrases
 from service.problems import Problem
 from service.schemas import JoinIn, LobbyQuery, SignInIn
 from service.web import form_errors, forms, session

@@ -20,8 +20,9 @@ from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
-from service.web import (access, decision_forms, form_errors, forms, placing, session, story, tableau, talk,
+from service.web import (access, decision_forms, form_errors, forms, placing, session, tableau, talk,
                          told_notices, vacation_panel)
+from service import story
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
