@@ -10,6 +10,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from flask_compress import Compress
 from flask_cors import CORS
+from jinja2 import ChoiceLoader, PackageLoader, PrefixLoader
 
 from service import callers, clock, ratelimit
 from service.api import ProblemApi
@@ -21,7 +22,7 @@ from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
 from service.resources import events, games, health, host, leaving, messages, moves, orders, players, vacation
 from service.resources import seats as open_seats
-from service.served import served_games
+from service.served import served_games, template_folders
 from service.spec import describe_games
 from service.web import (create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events, oneclick, pages,
                          seat_link, seat_page, settings_page, signin_page, talk, unsubscribe, vacation_form, watch)
@@ -98,6 +99,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["palazzo.links"] = Links(secret, app.config["BASE_URL"])
     served = served_games(app.config["GAMES"])
     app.extensions["palazzo.games"] = served
+    games_templates = {name: PackageLoader(*where) for name, where in template_folders(served).items()}
+    if games_templates:  # a game's partials, as games/<name>/<file>, beside the pages' own
+        app.jinja_env.loader = ChoiceLoader([app.jinja_env.loader, PrefixLoader({"games": PrefixLoader(games_templates)})])
     api = ProblemApi(app, spec_kwargs={"servers": [{"url": app.config["BASE_URL"]}]})
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",
                                                   "description": "A seat, host or player token."})

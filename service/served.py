@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 from engine.core import Game, game_names, get_game
+from engine.presentation import presentation_of
 
 PACKAGES = {"princes-of-florence": "engine.pof"}
 
@@ -27,6 +28,18 @@ def load_all() -> None:
     """Register every known game: a worker plays whatever game a stored table holds."""
     for name in PACKAGES:
         load(name)
+
+
+def template_folders(served: list[Game]) -> dict[str, tuple[str, str]]:
+    """Where each served game's Jinja partials are (found as ``games/<name>/<file>``): its name -> (its
+    package, the folder in it)."""
+    found = {}
+    for game in served:
+        folder = presentation_of(game).templates
+        if folder:
+            module = type(game).__module__
+            found[game.name] = (module.rpartition(".")[0] or module, folder)
+    return found
 
 
 def served_games(names: list[str]) -> list[Game]:

@@ -24,7 +24,7 @@ import tests.toy_game  # noqa: F401  (registers the toy game)
 from service.app import create_app
 from service.localredis import LocalRedis
 
-GAMES = ["toy-count", "princes-of-florence"]
+GAMES = ["princes-of-florence", "toy-count"]  # a game created without a name is the first
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups

@@ -14,7 +14,7 @@ AGNOSTIC = {"engine", "engine.core", "engine.presentation", "engine.bots", "engi
 REGISTRY = "service/served.py"
 GAME_PACKAGES = {path.parent.name for path in (ROOT / "engine").glob("*/__init__.py")} - {"bots"}
 NOT_YET_MOVED = {  # Princes of Florence's presentation still in the service, to move into engine/pof
-    "service/phrases.py", "service/mail/render.py", "service/web/create_page.py", "service/web/decision_forms.py",
+    "service/phrases.py", "service/mail/render.py", "service/web/decision_forms.py",
     "service/web/placing.py", "service/web/principality.py", "service/story.py", "service/web/tableau.py",
     "service/words.py", "service/yard_svg.py",
 }
