@@ -21,7 +21,7 @@ from engine.core import answers, get_game  # noqa: E402
 from engine.pof import GAME  # noqa: E402,F401  (registers the game)
 from service import deadlines  # noqa: E402
 from service.mail import render  # noqa: E402
-from service.web import story, yard_svg  # noqa: E402
+from service import story, yard_svg  # noqa: E402
 
 BASE = "https://palazzo.example"
 YARD = render._TEMPLATES.get_template("_yard.html").module  # the mail's macro that lays out the table

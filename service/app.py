@@ -1,7 +1,6 @@
 """The Flask app factory: configuration, the Redis store, the caller check, limits, the blueprints."""
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import orjson
@@ -11,8 +10,8 @@ from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from flask_compress import Compress
 from flask_cors import CORS
+from jinja2 import ChoiceLoader, PackageLoader, PrefixLoader
 
-from engine.core import game_names, get_game
 from service import callers, clock, ratelimit
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
@@ -23,6 +22,7 @@ from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
 from service.resources import events, games, health, host, leaving, messages, moves, orders, players, vacation, webhooks
 from service.resources import seats as open_seats
+from service.served import served_games, template_folders
 from service.spec import describe_games
 from service.web import (create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events, oneclick, pages,
                          seat_link, seat_page, settings_page, signin_page, talk, unsubscribe, vacation_form, watch)
@@ -35,23 +35,9 @@ PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, cr
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
                   "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token
-GAME_MODULES = {"princes-of-florence": "engine.pof", "goofspiel": "engine.goofspiel"}
 STORE_RETRY_AFTER = 5
 COMPRESS_MIN_BYTES = 4096  # a move's answer stays plain; a listing of 900 placements (150 KB) goes as ~10 KB
 
-
-def served_games(names: list[str]) -> list[Any]:
-    """The engine objects to serve; a game whose module is missing is skipped."""
-    found = []
-    for name in names:
-        if name in GAME_MODULES:
-            try:
-                importlib.import_module(GAME_MODULES[name])
-            except ImportError:
-                continue
-        if name in game_names():
-            found.append(get_game(name))
-    return found
 
 
 class FastJSON(DefaultJSONProvider):
@@ -115,6 +101,10 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
     app.extensions["palazzo.store"] = store
     app.extensions["palazzo.links"] = Links(secret, config.base_url)
     served = served_games(list(config.games))
+    app.extensions["palazzo.games"] = served
+    games_templates = {name: PackageLoader(*where) for name, where in template_folders(served).items()}
+    if games_templates:  # a game's partials, as games/<name>/<file>, beside the pages' own
+        app.jinja_env.loader = ChoiceLoader([app.jinja_env.loader, PrefixLoader({"games": PrefixLoader(games_templates)})])
     api = ProblemApi(app, spec_kwargs={"servers": [{"url": config.base_url}]})
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",
                                                   "description": "A seat, host or player token."})

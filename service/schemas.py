@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from email_validator import EmailNotValidError, validate_email
+from flask import current_app
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.bots import BOTS
@@ -99,8 +100,13 @@ class SeatIn(Schema):
             raise ValidationError("Missing data for required field (unless the seat is open).", "name")
 
 
+def first_served() -> str:
+    """A game created without a name is the first of PALAZZO_GAMES."""
+    return current_app.extensions["palazzo.games"][0].name
+
+
 class GameIn(Schema):
-    game = GameName(load_default="princes-of-florence", metadata={"description": "One of the served games."})
+    game = GameName(load_default=first_served, metadata={"description": "One of the served games."})
     seats = fields.List(fields.Nested(SeatIn), required=True, validate=validate.Length(min=3, max=5),
                         metadata={"description": "The players as listed; with shuffle_seats, seat i is the "
                                                  "player listed at setup.seat_order[i]."})

@@ -25,7 +25,7 @@ from service.app import create_app
 from service.config import Config
 from service.localredis import LocalRedis
 
-GAMES = ["toy-count", "princes-of-florence"]
+GAMES = ["princes-of-florence", "toy-count"]  # a game created without a name is the first
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups

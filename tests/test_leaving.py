@@ -15,7 +15,7 @@ from engine.pof.words import name
 from service import deadlines, games, tokens
 from service.inbound import address, inbox
 from service.store import dumps, game_key
-from service.web.oneclick import answer_links
+from service.mailed_links import answer_links
 from tests.conftest import bearer, leaks, make_app, new_game, seat_tokens, wait_for
 from tests.mail_games import mails, start
 from tests.test_inbound import SECRET, multipart, parse_fields

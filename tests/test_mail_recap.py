@@ -22,10 +22,10 @@ from service import games, playing
 from service.config import Config
 from service.followups import QUEUE
 from service.mail import recap, render, seats
-from service.web import yard_svg
+from service import yard_svg
 from service.problems import Problem
-from service.web import story
-from service.web.yard_svg import EMPTY, colours
+from service import story
+from service.yard_svg import EMPTY, colours
 from tests.browser import MAIL_ARTEFACTS, screenshot
 from tests.conftest import bearer, make_app, new_game, seat_tokens, wait_for
 from tests.mail_games import mails, player, start

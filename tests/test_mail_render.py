@@ -11,7 +11,8 @@ import pytest
 from engine.bots import choose_move
 from engine.pof import GAME
 from engine.pof.data import ECONOMY
-from service.mail import phrases, render
+from service import phrases
+from service.mail import render
 from service.mail.message import Mail
 
 SEATS = 3

@@ -13,7 +13,7 @@ from itsdangerous.encoding import base64_decode, base64_encode
 from markupsafe import escape
 
 from service import games
-from service.web.oneclick import answer_links, choice
+from service.mailed_links import answer_links, choice
 from tests.conftest import bearer, mailed_link, new_game, seat_tokens
 from tests.web_client import follow_seat_link
 

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from service import deadlines, games, vacation
-from service.mail import phrases
+from service import phrases
 from tests.conftest import jobs_idle, make_app, wait_for
 from tests.mail_games import mails, player, start
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from service import deadlines
-from service.mail import phrases
-from service.web.oneclick import answer_links
+from service import phrases
+from service.mailed_links import answer_links
 from tests.conftest import new_game
 from tests.web_client import path, table
 

@@ -8,7 +8,8 @@ import pytest
 from werkzeug.datastructures import MultiDict
 
 from engine.pof import scoring
-from service.web import forms, words
+from service import words
+from service.web import forms
 from tests.conftest import assert_replays, bearer, new_game, seat_tokens
 from tests.web_client import enter_seat, play_game, send, table, to_action
 from tests.web_forms import parse

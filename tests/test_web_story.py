@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from service import deadlines, games, playing, preferences, time_off, tokens
-from service.web import story
+from service import story
 from tests.conftest import bearer, new_game, seat_tokens
 
 pytest.importorskip("engine.pof")

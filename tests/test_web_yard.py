@@ -5,7 +5,7 @@ import re
 
 from engine.pof.data import BUILDINGS, GRID_COLS, GRID_ROWS, PALAZZO
 from service.web.placing import piece_picture
-from service.web.yard_svg import SIZE_COLOURS, LANDSCAPE_COLOURS, PALAZZO_COLOURS, draw, summary
+from service.yard_svg import SIZE_COLOURS, LANDSCAPE_COLOURS, PALAZZO_COLOURS, draw, summary
 
 YARD = {"buildings": [{"kind": "library", "squares": [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]]},
                       {"kind": "tower", "squares": [[3, 4], [3, 5], [3, 6]]}],

@@ -21,8 +21,8 @@ from engine.pof.words import CARD_RECORDS, NAMES, name
 from service import games
 from service.links import Links
 from service.mail import render
-from service.web import story
-from service.web.oneclick import answer_links
+from service import story
+from service.mailed_links import answer_links
 from tests.conftest import new_game
 from tests.web_client import enter_seat, play_game, table
 

@@ -15,7 +15,7 @@ from typing import Any
 from engine.core import get_game
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, ECONOMY, FREEDOMS, LANDSCAPES, PRESTIGE_CARDS,
                              PROFESSIONS)
-from service.web import words
+from service import words
 
 PUBLIC_WORDS = {words.name(w) for w in (*AUCTION_ITEMS, *BUILDINGS, *LANDSCAPES, *FREEDOMS)}
 CARDS = {*PROFESSIONS, *BONUS_CARDS, *PRESTIGE_CARDS}

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from functools import cache
 
-import engine.goofspiel  # noqa: F401  (registers the game)
-import engine.pof  # noqa: F401  (registers the game)
 from service import clock
 from service.config import Config, make_store
 from service.links import MIN_SECRET_LENGTH, Links
 from service.ratelimit import Limit
+from service.served import load_all
 from service.store import Store
+
+load_all()  # a job may play any game a stored table holds
 
 
 @cache

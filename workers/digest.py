@@ -16,7 +16,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from service import deadlines, games, messages, preferences, timers
-from service.mail import phrases, render, seats
+from service import phrases
+from service.mail import render, seats
 from service.store import Store, email_key
 from workers import context
 

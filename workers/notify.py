@@ -28,9 +28,10 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
+from engine.presentation import presentation_of
 from service import deadlines, games, preferences, timers, tokens, told, vacation
 from service.inbound import address
-from service.mail import recap, render, seats
+from service.mail import plain, recap, render, seats
 from service.mail.message import Mail
 from service.store import Store, email_key
 from workers import context
@@ -124,8 +125,8 @@ def game(game_id: str) -> int:
     store = context.store()
     webhook_jobs.game(game_id)  # the other channel, told of the same commit
     table = games.load(store, game_id)
-    if table.game.name != "princes-of-florence":  # the only game with mail templates so far
-        return 0
+    if not presentation_of(table.game).own_pages:  # a game with no mails of its own gets plain ones
+        return _plain(store, table)
     frame = seats.frame(table, context.config().mail.domain)
     now = deadlines.now()
     sent = _welcome(store, table, frame, now)
@@ -158,6 +159,26 @@ def game(game_id: str) -> int:
             send_part(store, notice, to.email, wait=True)
             sent += 1
     sent += _to_everyone(store, table, frame) + time_off.mails(store, table, frame, now)
+    return sent
+
+
+def _plain(store: Store, table: games.Table) -> int:
+    """The plain decision mail of each seat with a new decision, once per decision and holder
+    (`service.mail.plain`); sent at once, whatever the seat's rhythm."""
+    if table.status != games.RUNNING:
+        return 0
+    frame = seats.frame(table, context.config().mail.domain)
+    now = deadlines.now()
+    sent = 0
+    for decision in table.pending:
+        seat = decision["seat"]
+        to = None if vacation.away_until(table.meta["seats"][seat], now) else seats.recipient(store, table, seat)
+        if to is None or not _claim(store, table.id, seats.decision_claim(seat, to.holder, decision["since"])):
+            continue
+        _send(store, plain.decision(table.game, table.game.view(table.state, seat), decision, frame, to,
+                                    _links(table, seat), now, table.game.default_move(table.state, seat),
+                                    reply_of(table, seat)))
+        sent += 1
     return sent
 
 

@@ -20,7 +20,7 @@ from service.inbound import address
 from service.mail import render, seats
 from service.mail.message import Mail
 from service.store import Store
-from service.web.seat_link import seat_url
+from service.mailed_links import seat_url
 from workers import context
 
 CLAIM_TTL = 30 * 24 * 3600

@@ -47,7 +47,8 @@ from service.inbound import address, inbox, message, quoting
 from service.inbound import talk as talk_lines
 from service.inbound import vacation_lines
 from service.links import Links
-from service.mail import headers, phrases, render, seats
+from service import phrases
+from service.mail import headers, render, seats
 from service.mail.settings import MailSettings
 from service.problems import Problem
 from service.store import Store

@@ -1,5 +1,5 @@
 """What happened at a seat's table since its last decision, for the decision mails: the other seats'
-moves and the rounds' results, in the web story's sentences (`service.web.story`), from the feed
+moves and the rounds' results, in the web story's sentences (`service.story`), from the feed
 redacted for the seat (`games.events_for`), so that a recap can only tell what the seat may know.
 
 The seat's last decision is the last feed entry made by it (`by`: its own move, or the deadline's
@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 
 from service import games
 from service.store import Store
-from service.web import story
+from service import story
 
 RECAP_LINES = 30  # sentences in a decision mail
 REMINDER_LINES = 5  # in a reminder, which follows the decision mail

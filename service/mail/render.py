@@ -25,8 +25,9 @@ from engine import get_game
 from engine.core import Move, word
 from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, titles
-from service.mail import headers, phrases
-from service.web import yard_svg
+from service import phrases
+from service.mail import headers
+from service import yard_svg
 from service.mail.message import Mail
 
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
     """What the public view shows of a finished round (by default the one before the view's): the works
     published, the best-work bonus, the standings and what comes next."""
     facts = _round_facts(view, table, to, links, finished)
-    return _mail("round_result", f"Round {facts['finished']} is over", facts, table, to, links)
+    return game_mail("round_result", f"Round {facts['finished']} is over", facts, table, to, links)
 
 
 def round_part(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks, finished: int) -> Part:
@@ -199,7 +200,7 @@ def _round_facts(view: dict[str, Any], table: Table, to: Recipient, links: MailL
     best = works[0]["value"] if works else None
     best_names = {w["name"] for w in works if w["value"] == best}
     return {
-        **_frame(table, to, links),
+        **frame(table, to, links),
         "finished": finished,
         "rounds": ROUNDS,
         "works": works,
@@ -226,9 +227,9 @@ def game_over(view: dict[str, Any], table: Table, to: Recipient, links: MailLink
                "cards": [{"card": phrases.name(c["card"]), "points": c["points"]} for c in s["prestige_cards"]]}
               for s in sorted(result["scores"], key=lambda s: (s["rank"], s["seat"]))]
     winners = phrases.listing([table.names[seat] for seat in result["winners"]])
-    facts = {**_frame(table, to, links), "scores": scores, "winners": winners,
+    facts = {**frame(table, to, links), "scores": scores, "winners": winners,
              "shared": len(result["winners"]) > 1}
-    return _mail("game_over", f"Game over: {winners} {'win' if len(result['winners']) > 1 else 'wins'}",
+    return game_mail("game_over", f"Game over: {winners} {'win' if len(result['winners']) > 1 else 'wins'}",
                  facts, table, to, links)
 
 
@@ -260,7 +261,7 @@ def _account_mail(kind: str, subject: str, to: str, facts: dict[str, Any], domai
                 headers=headers.build(domain, game_id), kind=kind, game=game_id)
 
 
-def _mail(kind: str, summary: str, facts: dict[str, Any], table: Table, to: Recipient, links: MailLinks, *,
+def game_mail(kind: str, summary: str, facts: dict[str, Any], table: Table, to: Recipient, links: MailLinks, *,
           reply: Reply | None = None, decision: tuple[int, int] | None = None, answering: str | None = None,
           template: str | None = None, automatic: bool = False) -> Mail:
     """A game mail of `kind` (rendered from `template`, by default the kind's own); with `reply` its
@@ -305,7 +306,7 @@ def _own(view: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return me
 
 
-def _frame(table: Table, to: Recipient, links: MailLinks) -> dict[str, Any]:
+def frame(table: Table, to: Recipient, links: MailLinks) -> dict[str, Any]:
     """What every game mail shows around its facts: the reader's name and the links."""
     describe = get_game(GAME).describe
     one_click = [{"label": link.get("label") or describe(link["move"]), "url": link["url"]}
@@ -365,7 +366,7 @@ def talk_part(message: dict[str, Any], table: Table, to: Recipient, links: MailL
         raise ValueError("a hidden message is not mailed")
     private = message["to"] is not None
     answered_by = "the table" if not private else f"{message['name']} alone" if message["by"] is not None else None
-    facts = {**_frame(table, to, links), "sender": message["name"], "private": private, "text": message["text"],
+    facts = {**frame(table, to, links), "sender": message["name"], "private": private, "text": message["text"],
              "lines": message["text"].split("\n"), "when": phrases.clock(deadlines.parse(message["at"]), to.time_zone),
              "reply_to": reply_to, "answered_by": answered_by, "game_name": title or table.title}
     summary = f"{message['name']} to you alone" if private else f"{message['name']} to the table"
@@ -442,7 +443,7 @@ def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table,
     asked = {**details, **pending}
     due = deadlines.parse(pending["deadline_at"])
     return {
-        **_frame(table, to, links),
+        **frame(table, to, links),
         "kind": asked["kind"],
         "round": view["round"],
         "rounds": ROUNDS,
@@ -485,7 +486,7 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
         situation = {"pending": phrases.pending({**details, **pending}, view),
                      "deadline": phrases.clock(due, to.time_zone), "relative": phrases.relative(due, now)}
     facts = {
-        **_frame(table, to, links),
+        **frame(table, to, links),
         "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [], "unsaid": [],
                     "vacation": None, **outcome},
         "situation": situation,
@@ -495,7 +496,7 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
         "reply": reply,
     }
     decision = (to.seat, pending["since"]) if reply is not None and pending is not None and "since" in pending else None
-    return _mail(f"reply_{outcome['kind']}", _ANSWERS[outcome["kind"]](outcome), facts, table, to, links,
+    return game_mail(f"reply_{outcome['kind']}", _ANSWERS[outcome["kind"]](outcome), facts, table, to, links,
                  reply=reply, decision=decision, answering=outcome.get("message_id"), template="answer",
                  automatic=True)
 
@@ -518,7 +519,7 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
     waiting = phrases.listing(list(dict.fromkeys(table.names[d["seat"]] for d in pending if d["seat"] != to.seat)))
     private = me["private"]
     facts = {
-        **_frame(table, to, links),
+        **frame(table, to, links),
         "seat": to.seat, "after": after, "round": view["round"], "rounds": ROUNDS,
         "phase": phrases.PHASES.get(view["phase"], view["phase"]), "min_work_value": view["min_work_value"],
         "cash": phrases.florins(private["cash"]), "prestige": me["prestige"],
@@ -527,7 +528,7 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
                       for p in sorted(view["players"], key=lambda p: -p["prestige"])],
         "decision": decision, "waiting": waiting, "reply": reply, "yard": yard_svg.grid(me, "Your principality"),
     }
-    return _mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
+    return game_mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
 
 
 def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | None, misses: dict[str, Any],
@@ -547,7 +548,7 @@ def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | No
         asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **pending}
         following = {"pending": phrases.pending(asked, view), "deadline": phrases.clock(due, to.time_zone),
                      "relative": phrases.relative(due, now)}
-    facts = {**_frame(table, to, {key: value for key, value in links.items() if key != "one_click"}),
+    facts = {**frame(table, to, {key: value for key, value in links.items() if key != "one_click"}),
              "asked": word(get_game(GAME), timed_out["kind"]) if timed_out.get("kind") else "",
              "when": phrases.clock(deadlines.parse(timed_out["at"]), to.time_zone), "by": timed_out["by"],
              "label": label, "started": started, "next": following, "with_decision": with_decision,
@@ -583,16 +584,16 @@ def grace(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recip
     decision (`since`), so that it leaves only while the decision is still his."""
     facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "hours": hours, "reply": reply}
     decision = (pending["seat"], pending["since"]) if reply is not None and "since" in pending else None
-    mail = _mail("grace", f"Your deadline passed: you have until {facts['deadline']}, once", facts, table, to,
+    mail = game_mail("grace", f"Your deadline passed: you have until {facts['deadline']}, once", facts, table, to,
                  links, reply=reply, decision=decision)
     return replace(mail, since=pending.get("since"))
 
 
 def paused(table: Table, to: Recipient, links: MailLinks, now: datetime, until: datetime) -> Mail:
     """To everyone at the table: the host paused the game, until when, and what that does to deadlines."""
-    facts = {**_frame(table, to, links), "until": phrases.clock(until, to.time_zone),
+    facts = {**frame(table, to, links), "until": phrases.clock(until, to.time_zone),
              "relative": phrases.relative(until, now)}
-    return _mail("paused", f"The host paused the game until {facts['until']}", facts, table, to, links)
+    return game_mail("paused", f"The host paused the game until {facts['until']}", facts, table, to, links)
 
 
 def resumed(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, to: Recipient, links: MailLinks,
@@ -606,8 +607,8 @@ def resumed(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, 
         asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **pending}
         decision = {"pending": phrases.pending(asked, view), "deadline": phrases.clock(due, to.time_zone),
                     "relative": phrases.relative(due, now)}
-    facts = {**_frame(table, to, links), "moved": _span(moved), "decision": decision}
-    return _mail("resumed", "The game goes on", facts, table, to, links)
+    facts = {**frame(table, to, links), "moved": _span(moved), "decision": decision}
+    return game_mail("resumed", "The game goes on", facts, table, to, links)
 
 
 def _span(seconds: int) -> str:

@@ -12,12 +12,10 @@ from typing import Any
 
 from service import games, messages, preferences, told, tokens, vacation
 from service.links import Links
+from service.mailed_links import answer_links, seat_url, unsubscribe_link
 from service.mail import render
 from service.mail.message import Mail
 from service.store import Store
-from service.web import unsubscribe
-from service.web.oneclick import answer_links
-from service.web.seat_link import seat_url
 
 DECISION_KINDS = frozenset({"your_turn", "your_bid", "choose", "reminder", "grace"})  # true while the decision waits
 EVERYONE_KINDS = frozenset({"round_result", "game_over"})  # mail to the whole table: only for mail "all"
@@ -43,14 +41,14 @@ def links_of(links: Links, table: games.Table, seat: int) -> render.MailLinks:
     (its page offers all mail too)."""
     found = answer_links(links, table, seat) if table.decision_of(seat) else {"seat": seat_url(links, table, seat)}
     email_hash = tokens.email_hash(table.meta["seats"][seat]["email"])
-    return {**found, "unsubscribe": unsubscribe.link(links, email_hash, game=table.id)}
+    return {**found, "unsubscribe": unsubscribe_link(links, email_hash, game=table.id)}
 
 
 def talk_links(links: Links, table: games.Table, seat: int) -> render.MailLinks:
     """What a mail of the game's talk links to: the seat's page, and the link that stops (or makes a
     digest of) this game's talk only."""
     return {"seat": seat_url(links, table, seat),
-            "unsubscribe": unsubscribe.link(links, tokens.email_hash(table.meta["seats"][seat]["email"]), [table.id])}
+            "unsubscribe": unsubscribe_link(links, tokens.email_hash(table.meta["seats"][seat]["email"]), [table.id])}
 
 
 def frame(table: games.Table, domain: str) -> render.Table:

@@ -1,17 +1,11 @@
 """Which seat of a game, and whether its host, the visitor of a page is: from his session's grants only."""
 from __future__ import annotations
 
-from typing import Any
 
+from service.mailed_links import seat_key
 from service.games import Seated, Table, host_address_of
 from service.problems import Problem
 from service.web.session import Visitor
-
-
-def seat_key(entry: dict[str, Any]) -> str | None:
-    """What a seat link and a seat grant are bound to: the seat's address, else its token. Replacing
-    the player changes it, so every link and session of the old one stops at once."""
-    return entry.get("email_hash") or entry.get("token")
 
 
 def seat_of(visitor: Visitor, game: Seated) -> int | None:

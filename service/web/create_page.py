@@ -16,7 +16,9 @@ from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.bots import BOTS
-from engine.pof.data import ECONOMY
+from engine.core import Game
+from engine.presentation import deadlines as deadlines_of
+from engine.presentation import option_fields, options_from_form, title_of
 from engine.typed import decimal_number
 from service import games, invitations, titles
 from service.problems import Problem
@@ -32,13 +34,11 @@ bp = blueprint("create_page", __name__)
 ROWS = 5
 PLAYERS = ("human", *BOTS, "open")
 OPEN = "open"
-DEADLINES = [("setup", "keeping professions at the start"), ("auction", "choosing an item to auction"),
-             ("bid", "each bid"), ("turn", "an action turn"), ("choice", "a choice after a purchase")]
 
 
 @bp.route("/new", methods=["GET"])
 def form() -> Response:
-    return _form({}, None)
+    return _form(request.args, None)
 
 
 @bp.route("/new", methods=["POST"])
@@ -85,15 +85,13 @@ def body_from(values: Any) -> dict[str, Any]:
         elif name:
             seats.append({"name": name, "email": email or None, "bot": None if player == "human" else player})
     deadlines = {}
-    for key, _ in DEADLINES:
+    game = _chosen(values)
+    for key, _ in deadlines_of(game):
         hours = values.get(f"deadline_{key}", "").strip()
         if hours:
             deadlines[key] = _seconds(hours)
     body: dict[str, Any] = {
-        "game": "princes-of-florence", "seats": seats, "deadlines": deadlines,
-        "options": {"bidding": "open" if values.get("bidding") == "open" else "step",
-                    "auction_pass": values.get("auction_pass") == "true",
-                    "shuffle_seats": values.get("shuffle_seats") == "true"},
+        "game": game.name, "seats": seats, "deadlines": deadlines, "options": options_from_form(game, values, ""),
         "public": values.get("public") == "true", "start_when_full": values.get("start") == "full",
     }
     for text in ("title", "host_email"):
@@ -107,6 +105,12 @@ def body_from(values: Any) -> dict[str, Any]:
     return body
 
 
+def _chosen(values: Any) -> Game:
+    """The served game the form is for (its `game` field), by default the first of PALAZZO_GAMES."""
+    served = current_app.extensions["palazzo.games"]
+    return next((game for game in served if game.name == values.get("game")), served[0])
+
+
 def _seconds(hours: str) -> Any:
     """Hours typed (2, or 0.5) as the API's seconds; anything else as typed, for the schema to refuse."""
     number = decimal_number(hours)
@@ -115,5 +119,9 @@ def _seconds(hours: str) -> Any:
 
 def _form(values: Any, errors: list[str] | None, status: int = 200) -> Response:
     """The form, again with what was typed and why it was refused when it was."""
-    return render("create.html", status, values=values, errors=errors, rows=ROWS, players=PLAYERS, deadlines=DEADLINES,
-                  auction_step=ECONOMY["auction_step"], title_length=titles.LONGEST)
+    game = _chosen(values)
+    return render("create.html", status, values=values, errors=errors, rows=ROWS, players=PLAYERS,
+                  deadlines=deadlines_of(game), game=game, games=current_app.extensions["palazzo.games"],
+                  options=option_fields(game), game_title=title_of(game),
+                  other_titles={other.name: title_of(other) for other in current_app.extensions["palazzo.games"]},
+                  title_length=titles.LONGEST)

@@ -15,8 +15,9 @@ from engine.core import Move, filled, fills
 from engine.pof import scoring
 from engine.pof.data import AUCTION_ITEMS, BUILDINGS, ECONOMY, ROUNDS
 from service.games import RUNNING, Table
-from service.mail import phrases
-from service.web import tableau, words
+from service import phrases
+from service import words
+from service.web import tableau
 from service.web.placing import piece_picture, placement
 
 SIMPLE = ("open_auction", "pass_auction", "step_out", "keep_enticement", "buy_freedom", "buy_profession",

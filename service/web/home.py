@@ -7,7 +7,8 @@ from typing import Any
 from flask import Response, redirect, url_for
 
 from service import player_games, preferences
-from service.web import access, session, tableau, words
+from service import words
+from service.web import access, session, tableau
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 

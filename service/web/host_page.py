@@ -20,7 +20,7 @@ from marshmallow import ValidationError
 
 from engine.bots import BOTS
 from service import games, invitations, leaving, messages, seats, titles
-from service.mail import phrases
+from service import phrases
 from service.mail import undelivered as undelivered_mail
 from service.problems import Problem
 from service.resources.common import as_host, game_out, load_game

@@ -15,14 +15,14 @@ from flask import Response, current_app, redirect, request, url_for
 from marshmallow import ValidationError
 
 from engine.core import get_game, option_words
+from engine.presentation import deadlines as deadlines_of
 from service import deadlines, games, invitations, seats, signin
-from service.mail import phrases
+from service import phrases
 from service.problems import Problem
 from service.schemas import JoinIn, LobbyQuery, SignInIn
 from service.web import form_errors, forms, session
 from service.web import links as web_links
 from service.web import store as web_store
-from service.web.create_page import DEADLINES
 from service.web.pages import blueprint, render
 
 bp = blueprint("join_page", __name__)
@@ -116,7 +116,7 @@ def terms(meta: dict[str, Any]) -> list[str]:
     options = meta["options"]
     lines = [f"{options['seats']} seats"]
     lines += option_words(get_game(meta["game"]), options)
-    words = dict(DEADLINES)
+    words = dict(deadlines_of(get_game(meta["game"])))
     set_ = meta["deadlines"]
     lines += [f"{_span(seconds)} for {words.get(key, key.replace('_', ' '))}" for key, seconds in set_.items()]
     if not set_:

@@ -9,8 +9,6 @@ an idempotency key taken from the link makes a double click or a replay apply at
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -20,73 +18,16 @@ from flask import Response, request, url_for
 from engine.core import Move
 from service import deadlines, games, playing, web
 from service.links import Links
-from service.mail import phrases
+from service.mailed_links import ACT, ACT_PAGE, choice, common_answers, one_click
+from service import phrases
 from service.problems import Problem
-from service.store import dumps
 from service.web import tableau
 from service.web.pages import blueprint, render
-from service.web.seat_link import seat_url
 
-ACT = "act"  # the link's purpose: the signature's salt, so no other link opens it
-ACT_PAGE = "/act"
 MAX_AGE = 60 * 24 * 3600  # a backstop: longer than any deadline (30 days) plus a pause or two
 TOKEN_CHARS = 4000
-STEP_OUT: Move = {"type": "step_out"}
 
 bp = blueprint("oneclick", __name__, session=False)  # opened from a mail program, which keeps no cookie
-
-
-def answer_links(links: Links, table: games.Table, seat: int) -> dict[str, Any]:
-    """The seat page and the signed one-click answers to the seat's pending decision, for a mail."""
-    return {"seat": seat_url(links, table, seat), "one_click": one_click(links, table, seat)}
-
-
-def one_click(links: Links, table: games.Table, seat: int) -> list[dict[str, Any]]:
-    """The signed one-click answers to the seat's pending decision (none without one), for its holder."""
-    decision = table.decision_of(seat)
-    return [{"label": label, "move": move, "url": act_url(links, table.id, seat, table.holder(seat), decision, move)}
-            for label, move in common_answers(table, seat)]
-
-
-def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
-    """(label, move) for the answers most players want: in an auction, step out or raise by the step;
-    always the default a deadline would play. None unless the game runs and the seat is to decide."""
-    decision = table.decision_of(seat)
-    if table.status != games.RUNNING or decision is None:
-        return []
-    game = table.game
-    legal = game.legal_moves(table.state, seat)
-    answers: list[tuple[str, Move]] = []
-    if decision["kind"] == "bid":
-        if STEP_OUT in legal:
-            answers.append((game.describe(STEP_OUT), STEP_OUT))
-        bids = [move for move in legal if move["type"] == "bid"]
-        if bids:
-            step = min(bids, key=lambda move: move["amount"])
-            answers.append((f"{game.describe(step)} (raise by the step)", step))
-    default = game.default_move(table.state, seat)
-    labelled = [(f"{label} (the default)" if move == default else label, move) for label, move in answers]
-    if default not in [move for _, move in answers]:
-        labelled.append((f"Take the default: {game.describe(default)}", default))
-    return labelled
-
-
-def act_url(links: Links, game_id: str, seat: int, holder: int, decision: dict[str, Any], move: Move) -> str:
-    """A link that plays `move` for the seat's decision `decision` (pending since `since`) until its
-    deadline, while the seat is still held by generation `holder`.
-
-    The link names the move only by a keyed digest (`choice`): a signed token is readable, and the
-    move may hold the seat's secrets (the professions he keeps), which must not sit in a URL.
-    """
-    expires = int(deadlines.parse(decision["deadline_at"]).timestamp())
-    signed = links.sign(ACT, {"g": game_id, "s": seat, "h": holder, "d": decision["since"],
-                              "m": choice(links, move), "x": expires})
-    return links.url(ACT_PAGE, t=signed)
-
-
-def choice(links: Links, move: Move) -> str:
-    """A digest of the move keyed with the server's secret, so nobody can guess it from a link."""
-    return hmac.new(links.secret.encode(), dumps(move).encode(), hashlib.sha256).hexdigest()[:32]
 
 
 @dataclass(frozen=True)

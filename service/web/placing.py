@@ -19,7 +19,7 @@ from engine.pof.view import squares_name
 from engine.pof.words import name
 from engine.typed import whole_number
 from service.web.forms import squares_value
-from service.web.yard_svg import Anchor, draw, shape
+from service.yard_svg import Anchor, draw, shape
 
 Square = tuple[int, int]
 Href = Callable[..., str]  # (turn=, at=) -> the page's URL for that step

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.pof import scoring
-from service.web import words
-from service.web.yard_svg import draw
+from service import words
+from service.yard_svg import draw
 
 
 def figures(view: dict[str, Any], seat: int, names: list[str], reader: int | None, cell: int = 48) -> dict[str, Any]:

@@ -16,7 +16,9 @@ from typing import Any
 from flask import Response, redirect, request, url_for
 
 from service import games
-from service.links import Links
+from service.mailed_links import SEAT_PAGE as PAGE
+from service.mailed_links import SEAT_PURPOSE as PURPOSE
+from service.mailed_links import seat_url  # noqa: F401  (where pages and tests look for it)
 from service.problems import Problem
 from service.web import access, session
 from service.web import links as web_links
@@ -24,15 +26,8 @@ from service.web import store as web_store
 from service.web.pages import blueprint, render
 
 bp = blueprint("seat_link", __name__)
-PURPOSE, PAGE = "seat", "/seat"
 MAX_AGE = 7 * 24 * 3600
 TOKEN_CHARS = 4000
-
-
-def seat_url(links: Links, table: games.Table, seat: int) -> str:
-    """The seat's way in, for its mail (or for the host to pass on when the seat has no address)."""
-    key = access.seat_key(table.meta["seats"][seat])
-    return links.url(PAGE, t=links.sign(PURPOSE, {"g": table.id, "s": seat, "h": table.holder(seat), "k": key}))
 
 
 def _opened(signed: str) -> tuple[games.Table, int, str]:

@@ -14,20 +14,21 @@ from urllib.parse import urlencode
 from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
+from engine.presentation import presentation_of
 from engine.typed import whole_number
 from service import games, leaving, messages, playing
 from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
-from service.web import (access, decision_forms, form_errors, forms, placing, session, story, tableau, talk,
+from service.web import (access, decision_forms, form_errors, forms, placing, session, tableau, talk,
                          told_notices, vacation_panel)
+from service import story
 from service.web import links as web_links
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 
 bp = blueprint("seat_page", __name__)
-GAME = "princes-of-florence"
 KEY_CHARS = 64
 
 
@@ -66,20 +67,30 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None,
         "told": told_notices.for_seat(web_store(), table, seat, tableau.time_zone(web_store(), table, seat)),
         "vacation": vacation_panel.panel(table, seat, tableau.time_zone(web_store(), table, seat)),
     }
-    if table.meta["game"] != GAME:
+    shown = presentation_of(table.game)
+    if not shown.own_pages:
         moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []
         zone = tableau.time_zone(web_store(), table, seat)
         brief = {"game_id": table.id, "title": games.title_of(table), "version": table.version, "status": table.status,
                  "log_total": web_store().feed_length(table.id),
                  "away": [{"seat": number, "name": games.seat_name(entry, number), "me": number == seat, "until": until}
                           for number, entry in enumerate(table.meta["seats"]) if (until := tableau.away(entry, zone))]}
-        return render("seat_generic.html", status, table=brief, view=view,
+        return render("seat_generic.html", status, table=brief, view=view, board=board_of(table, view, seat),
                       moves=[(table.game.describe(m), m) for m in moves], **context)
     context["table"] = tableau.table_context(web_store(), table, seat, view)
     context["decision"] = decision_forms.decision(table, seat, view, request.args,
                                                   lambda **step: seat_href(table.id, **step))
     context["orders"] = decision_forms.orders_form(view, seat) if table.status == games.RUNNING else None
     return render("seat.html", status, **context)
+
+
+def board_of(table: Table, view: dict[str, Any], viewer: int | None) -> dict[str, Any] | None:
+    """The game's own board partial (under games/<name>/) and what it draws, for a game that has one."""
+    shown = presentation_of(table.game)
+    if not shown.board:
+        return None
+    return {"template": f"games/{table.game.name}/{shown.board}",
+            "facts": shown.board_facts(view, viewer, tableau.names_of(table))}
 
 
 @bp.route("/games/<game_id>/play", methods=["POST"])

@@ -13,9 +13,11 @@ from engine.core import word
 from engine.pof.data import ECONOMY, ROUNDS
 from service import deadlines, games, preferences, vacation
 from service.games import Table
-from service.mail import phrases
+from service import phrases
 from service.store import Store
-from service.web import principality, story, words
+from service import story
+from service import words
+from service.web import principality
 
 LOG_LINES = 30
 STATUS = {games.OPEN: "not started yet", games.RUNNING: "running", games.PAUSED: "paused",

@@ -15,7 +15,7 @@ from flask import Response, current_app, redirect, request, url_for
 
 from engine.typed import whole_number
 from service import deadlines, games, messages, preferences
-from service.mail import phrases
+from service import phrases
 from service.problems import Problem
 from service.resources.common import load_game
 from service.web import access, session, tableau

@@ -15,23 +15,15 @@ from typing import Any
 from flask import Response, request
 
 from service import games, messages, preferences, web
-from service.links import Links
+from service.mailed_links import UNSUBSCRIBE_PURPOSE as PURPOSE
+from service.mailed_links import unsubscribe_link as link  # noqa: F401  (the pages' name for it)
 from service.problems import Problem
 from service.web.pages import blueprint, render
 
 bp = blueprint("unsubscribe_page", __name__, session=False)  # mail providers post here with no cookie
-PURPOSE = "unsubscribe"
 MAX_AGE = 365 * 24 * 3600
 TALK_WORDS = {"each": "one mail per message", "digest": "one mail a day with the day's messages",
               "none": "no mail for messages"}
-
-
-def link(links: Links, email_hash: str, games: list[str] | None = None, game: str | None = None) -> str:
-    """The address's unsubscribe link: from all mail, from one `game`'s mail, or (`games`) from those
-    games' table talk."""
-    payload: dict[str, Any] = {"e": email_hash, **({"g": list(games)} if games else {}),
-                               **({"d": game} if game else {})}
-    return links.url("/unsubscribe", t=links.sign(PURPOSE, payload))
 
 
 def _opened(signed: str) -> dict[str, Any]:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from flask import Response
 
+from engine.presentation import presentation_of
+
 from service import games
 from service.resources.common import load_game
 from service import messages
-from service.web import access, session, tableau, talk
+from service.web import access, seat_page, session, tableau, talk
 from service.web import store as web_store
 from service.web.pages import blueprint, render
 
@@ -24,8 +26,8 @@ def watch(game_id: str) -> Response:
     seat = access.seat_of(session.current(), table)
     view = table.game.view(table.state, None)
     spoken = talk.panel(table, messages.SPECTATOR)  # the table's messages only, whoever looks
-    if table.meta["game"] != "princes-of-florence":
+    if not presentation_of(table.game).own_pages:
         return render("watch_generic.html", game_id=table.id, title=games.title_of(table), view=view, seat=seat,
-                      talk=spoken)
+                      talk=spoken, board=seat_page.board_of(table, view, None))
     return render("watch.html", table=tableau.table_context(web_store(), table, None, view), seat=seat,
                   host=access.is_host(session.current(), table), talk=spoken)

@@ -10,8 +10,8 @@ from typing import Any, Callable
 
 from engine.pof.view import squares_name
 from service import deadlines
-from service.mail.phrases import clock
-from service.web.words import deck_card, listing, name, names
+from service.phrases import clock
+from service.words import deck_card, listing, name, names
 
 log = logging.getLogger(__name__)
 Event = dict[str, Any]

@@ -1,0 +1,80 @@
+"""A game is shown through `engine.presentation`: a game that brings none gets plain decision mails and
+the generic pages; a game's own board partial (package data under games/<name>/) is drawn on them."""
+from __future__ import annotations
+
+import re
+
+from engine.core import register
+from engine.presentation import option_fields, options_from_form, presentation_of, sentence
+from tests.conftest import SECRET, make_app, new_game, wait_for
+from tests.mail_games import mails
+from tests.toy_game import GAME as TOY
+from tests.toy_game import ToyCount
+from tests.web_client import enter_seat
+
+ACT = re.compile(r"(http://\S+/act\?t=[\w.\-]+)")
+
+
+class ToyBoard:
+    """A presentation with a board partial (tests/toy_templates/board.html) and a line of its own."""
+
+    templates = "toy_templates"
+    board = "board.html"
+
+    def board_facts(self, view, viewer, names):
+        return {"scores": [f"{names[p['seat']]} {p['score']}" for p in view["players"]]}
+
+    def decision_lines(self, view, seat, decision):
+        return [f"Your score is {view['players'][seat]['score']}."]
+
+
+class ToyShown(ToyCount):
+    name = "toy-shown"
+    presentation = ToyBoard()
+
+
+register(ToyShown())
+
+
+def test_a_game_without_a_presentation_gets_the_plain_one():
+    shown = presentation_of(TOY)
+    assert not shown.own_pages and shown.board is None and shown.decision_lines({}, 0, {}) == []
+    assert sentence(TOY, {"type": "added", "seat": 1, "amount": 2}, ["Ann", "Bea", "Cy"], None) == "Bea: added (amount 2)"
+    assert [field["name"] for field in option_fields(TOY)] == ["turns", "bidding", "auction_pass"]
+    assert options_from_form(TOY, {"turns": "3", "auction_pass": "true"}, "") == {"turns": 3, "auction_pass": True}
+
+
+def test_a_part_a_game_leaves_out_is_the_plain_one():
+    shown = presentation_of(ToyShown())
+    assert shown.board == "board.html" and shown.own_pages is False and shown.picture({}, None) is None
+
+
+def test_a_game_without_mails_of_its_own_gets_a_plain_decision_mail(redis_url, workers):
+    app = make_app(redis_url, JOBS="rq", BOT_DELAY=0)
+    client = app.test_client()
+    created = new_game(client, game="toy-count", seats=3, emails=True)
+    workers(1)
+    for to in ("p0@example.org", "p1@example.org", "p2@example.org"):
+        wait_for(lambda: any(m["kind"] == "plain_decision" for m in mails(app, to)))
+        [mail] = [m for m in mails(app, to) if m["kind"] == "plain_decision"]
+        assert mail["game"] == created["game"]["id"] and "it is your move" in mail["text"]
+        assert "a game of toy-count: pick" in mail["text"] and ACT.search(mail["text"]) and ACT.search(mail["html"])
+
+
+def test_the_seat_and_watch_pages_draw_the_games_own_board(redis_url):
+    app = make_app(redis_url, GAMES=["princes-of-florence", "toy-count", "toy-shown"])
+    client = app.test_client()
+    created = new_game(client, game="toy-shown", seats=3)
+    game_id = created["game"]["id"]
+    enter_seat(app, client, game_id, 0)
+    seat_page = client.get(f"/games/{game_id}").get_data(as_text=True)
+    assert "data-toy-board" in seat_page and "<pre>" not in seat_page
+    assert "data-toy-board" in client.get(f"/games/{game_id}/watch").get_data(as_text=True)
+
+
+def test_the_create_page_offers_each_served_game_with_its_options(client):
+    page = client.get("/new").get_data(as_text=True)
+    assert "A new game of Princes of Florence" in page and 'href="/new?game=toy-count"' in page
+    toy = client.get("/new?game=toy-count").get_data(as_text=True)
+    assert "A new game of toy-count" in toy and 'name="turns"' in toy and 'value="toy-count"' in toy
+    assert 'name="bidding"' in toy and SECRET not in toy
