@@ -220,7 +220,7 @@ def test_the_spec_of_an_app_serving_two_games_lists_the_words_of_both(app):
     spec = app.test_client().get("/api/v1/openapi.json").get_json()
     schemas = spec["components"]["schemas"]
     from engine.pof import GAME
-    assert schemas["DecisionKind"]["enum"] == ["pick", "add", *GAME.decision_kinds]
+    assert schemas["DecisionKind"]["enum"] == [*GAME.decision_kinds, "pick", "add"]
     result = schemas["GameOut"]["properties"]["result"]["anyOf"]
     for game in ("ToyCount", "PrincesOfFlorence"):
         assert {"$ref": f"#/components/schemas/{game}Result"} in result

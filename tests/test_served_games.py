@@ -8,6 +8,7 @@ import pytest
 
 from engine.core import register
 from service.app import create_app
+from service.config import Config
 from service.served import PACKAGES, served_games
 from tests.conftest import SECRET
 from tests.toy_game import MOVE_TYPES, ToyCount
@@ -27,7 +28,7 @@ SERVED = [*PACKAGES, "toy-count", "toy-plain"]
 @pytest.mark.parametrize("order", list(permutations(SERVED)), ids=",".join)
 def test_the_app_starts_and_writes_its_spec_with_the_games_in_any_order(order, monkeypatch):
     monkeypatch.delenv("PALAZZO_BASE_URL", raising=False)
-    app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "GAMES": list(order), "SECRET_KEY": SECRET})
+    app = create_app(Config.from_env().but(redis_url="redis://127.0.0.1:1/0", games=tuple(order), secret_key=SECRET))
     spec = app.test_client().get("/api/v1/openapi.json").get_json()
     schemas = spec["components"]["schemas"]
     assert schemas["GameIn"]["properties"]["game"]["enum"] == list(order)
@@ -39,8 +40,8 @@ def test_the_app_starts_and_writes_its_spec_with_the_games_in_any_order(order, m
 
 def test_a_game_created_without_a_name_is_the_first_served(monkeypatch):
     from service.schemas import GameIn
-    app = create_app({"REDIS_URL": "redis://127.0.0.1:1/0", "GAMES": ["toy-plain", *PACKAGES],
-                      "SECRET_KEY": SECRET})
+    app = create_app(Config.from_env().but(redis_url="redis://127.0.0.1:1/0", games=("toy-plain", *PACKAGES),
+                                           secret_key=SECRET))
     with app.app_context():
         body = GameIn().load({"seats": [{"name": n} for n in ("Ada", "Bea", "Cy")]})
     assert body["game"] == "toy-plain"
