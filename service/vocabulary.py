@@ -75,7 +75,8 @@ def _build(game_name: str, move_types: dict[str, Any]) -> dict[str, type[Schema]
             **{name: field_for(fragment, title=f"{component_name(game_name, move_type)}.{name}", required=True)
                for name, fragment in spec["fields"].items()},
         }
-        meta = type("Meta", (), {"title": move_type, "description": spec["doc"]})
+        title = game_prefix(game_name) + "".join(part.capitalize() for part in move_type.split("_"))  # unique across games
+        meta = type("Meta", (), {"title": title, "description": spec["doc"]})
         schemas[move_type] = type(component_name(game_name, move_type), (Schema,), {**attrs, "Meta": meta})
     return schemas
 

@@ -50,10 +50,11 @@ def _generator_command() -> list[str]:
 
 
 def _move_class_names(spec: dict) -> list[str]:
-    """The generated class of every move type MoveIn accepts: the component's title in PascalCase."""
+    """The generated class of every move type MoveIn accepts: the component's title (the game's prefix and
+    the move type in PascalCase, so two games' "bid" are two classes)."""
     schemas = spec["components"]["schemas"]
     refs = [option["$ref"].rsplit("/", 1)[1] for option in schemas["MoveIn"]["properties"]["move"]["oneOf"]]
-    return ["".join(part.capitalize() for part in schemas[ref]["title"].split("_")) for ref in refs]
+    return [schemas[ref]["title"] for ref in refs]
 
 
 @pytest.fixture(scope="session")
@@ -235,8 +236,8 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
 
         if not illegal_checked:
             # A rule broken: a typed move the seat may not make now, refused with the rules' code.
-            wrong = m.EndTurn(type_=m.EndTurnType.END_TURN)
-            assert not any(isinstance(listed.move, m.EndTurn) for listed in legal.moves)
+            wrong = m.PrincesOfFlorenceEndTurn(type_=m.PrincesOfFlorenceEndTurnType.END_TURN)
+            assert not any(isinstance(listed.move, m.PrincesOfFlorenceEndTurn) for listed in legal.moves)
             refused = gen.submit_move.sync_detailed(game_id, client=mine,
                                                     body=m.MoveIn(move=wrong, version=legal.version))
             _problem(gen, refused, 422, "not_your_decision")
@@ -260,7 +261,7 @@ def test_the_generated_client_plays_a_whole_three_seat_game(generated, api):
 
     assert moves > 50
     assert {"keep_professions", "bid", "action"} <= kinds, kinds
-    assert {"KeepProfessions", "Bid", "StepOut", "EndTurn"} <= move_types, move_types
+    assert {"PrincesOfFlorenceKeepProfessions", "PrincesOfFlorenceBid", "PrincesOfFlorenceStepOut", "PrincesOfFlorenceEndTurn"} <= move_types, move_types
     assert isinstance(game.result, m.PrincesOfFlorenceResult)
     scores = game.result.scores
     assert [s.seat for s in scores] == [0, 1, 2]

@@ -105,6 +105,7 @@ def test_each_notice_arrives_once_signed_retried_and_a_dead_hook_is_disabled(red
     assert client.post(f"/api/v1/games/{game_id}/start", headers={"Authorization": f"Bearer {created['tokens']['host']}"}
                        ).status_code == 200
     assert client.post(f"/api/v1/games/{game_id}/messages", headers=bea, json={"text": "good luck"}).status_code == 201
+    wait_for(lambda: any(d["event"] == "your_bid" for d in receiver.accepted.get("/ok", [])))  # told before she bids
     deadline = time.monotonic() + 60
     while client.get(f"/api/v1/games/{game_id}").get_json()["status"] != "finished":
         assert time.monotonic() < deadline, "the game did not end"

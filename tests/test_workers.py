@@ -264,7 +264,8 @@ def test_a_slow_reply_holds_up_no_deadline_bot_or_mail(queued_app, workers, redi
     assert client.post(f"/api/v1/games/{game_id}/start", headers=bearer(created["tokens"]["host"])).status_code == 200
     wait_for(lambda: any(entry.get("bot") for entry in _log(queued_app, game_id))
              and len(_timeouts(queued_app, game_id)) == 2
-             and [mail["kind"] for mail in mailbox.outbox(store)] == ["invitation"], 15)
+             and "invitation" in [mail["kind"] for mail in mailbox.outbox(store)], 15)  # and, since any game
+    # gets mail, P0's plain decision mails
     assert slow.get_status(refresh=True) == "started", "all that while the reply was still running"
     os.killpg(worker.pid, signal.SIGKILL)  # not the fixture's SIGTERM, which would wait on the sleeping reply
     worker.wait(timeout=10)
