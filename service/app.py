@@ -101,7 +101,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["palazzo.games"] = served
     games_templates = {name: PackageLoader(*where) for name, where in template_folders(served).items()}
     if games_templates:  # a game's partials, as games/<name>/<file>, beside the pages' own
-        app.jinja_env.loader = ChoiceLoader([app.jinja_env.loader, PrefixLoader({"games": PrefixLoader(games_templates)})])
+        games_loader = PrefixLoader({"games": PrefixLoader(games_templates)})
+        app.jinja_env.loader = ChoiceLoader([app.jinja_env.loader, games_loader])
     api = ProblemApi(app, spec_kwargs={"servers": [{"url": app.config["BASE_URL"]}]})
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",
                                                   "description": "A seat, host or player token."})

@@ -131,7 +131,8 @@ def summary(bots: list[str], games: int, wins: dict[str, int], prestige: dict[st
     for bot in wins:
         seats = bots.count(bot)
         rate = wins[bot] / (games * seats)
-        lines.append(f"{bot:<10}{seats:>6}{wins[bot]:>7}{rate:>10.1%}{mean(prestige[bot]) if prestige[bot] else 0:>11.1f}")
+        scored = mean(prestige[bot]) if prestige[bot] else 0
+        lines.append(f"{bot:<10}{seats:>6}{wins[bot]:>7}{rate:>10.1%}{scored:>11.1f}")
     lines.append(f"decisions per game: {mean(decisions):.0f}")
     lines.append(f"games per second: {games / elapsed:.1f}")
     return "\n".join(lines)
