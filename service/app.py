@@ -104,7 +104,8 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
     app.extensions["palazzo.games"] = served
     games_templates = {name: PackageLoader(*where) for name, where in template_folders(served).items()}
     if games_templates:  # a game's partials, as games/<name>/<file>, beside the pages' own
-        app.jinja_env.loader = ChoiceLoader([app.jinja_env.loader, PrefixLoader({"games": PrefixLoader(games_templates)})])
+        games_loader = PrefixLoader({"games": PrefixLoader(games_templates)})
+        app.jinja_env.loader = ChoiceLoader([app.jinja_env.loader, games_loader])
     api = ProblemApi(app, spec_kwargs={"servers": [{"url": config.base_url}]})
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",
                                                   "description": "A seat, host or player token."})

@@ -30,7 +30,7 @@ def test_simulate_prints_a_summary(capsys):
                  "--seed", "1", "--rotate"]) == 0
     out, err = capsys.readouterr()
     assert "3/3 games" in err
-    for line in ("greedy", "random", "mean PP", "decisions per game:", "games per second:"):
+    for line in ("greedy", "random", "mean score", "decisions per game:", "games per second:"):
         assert line in out
 
 
@@ -114,3 +114,11 @@ def test_mail_list_into_a_reader_that_stops_early_ends_quietly(redis_url):
                           cwd=Path(__file__).resolve().parent.parent)
     assert done.stdout == "To: ann@example.org\n"
     assert done.stderr == "" and done.returncode == 0, done.stderr
+
+
+def test_simulate_plays_any_served_game(capsys):
+    import tests.toy_game  # noqa: F401  (registers the toy game)
+    assert main(["simulate", "--game", "toy-count", "--players", "3", "--games", "2", "--bots", "random",
+                 "--option", "turns=3"]) == 0
+    assert "2 games, seats: random, random, random" in capsys.readouterr().out
+    assert main(["simulate", "--game", "toy-count", "--option", "turns=99"]) == 2

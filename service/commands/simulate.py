@@ -13,24 +13,32 @@ from statistics import mean
 from typing import Any
 
 from engine import IllegalMove, get_game
+from engine.core import game_names, standings
 from engine.bots import BOTS, check_bots
 from engine.bots.play import play_game
+from service.config import settings
+from service.served import load_all
 
-GAME = "princes-of-florence"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    game = get_game(GAME)
-    parser.add_argument("--players", type=int, default=4, choices=range(game.min_seats, game.max_seats + 1),
-                        help="seats at the table")
+    load_all()
+    known = [get_game(name) for name in game_names()]
+    parser.add_argument("--game", choices=game_names(), default=None,
+                        help="the game to play (default: the first of PALAZZO_GAMES)")
+    parser.add_argument("--players", type=int, default=None,
+                        choices=range(min(g.min_seats for g in known), max(g.max_seats for g in known) + 1),
+                        help="seats at the table (default: 4, or the game's nearest)")
     parser.add_argument("--games", type=_positive, default=100, help="how many games to play")
     parser.add_argument("--bots", default="greedy",
                         help=f"comma-separated bots, one per seat, or one for every seat ({', '.join(BOTS)})")
     parser.add_argument("--seed", type=int, default=0, help="game i is drawn from seed + i")
     parser.add_argument("--rotate", action="store_true",
                         help="move the bots one seat on each game, so that no bot always starts")
-    parser.add_argument("--bidding", choices=("step", "open"), default="step")
-    parser.add_argument("--auction-pass", action="store_true", help="choosers may pass (printed-game option)")
+    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                        help="one of the game's options (VALUE read as JSON, else as text); repeatable")
+    parser.add_argument("--bidding", choices=("step", "open"), help="shorthand for --option bidding=VALUE")
+    parser.add_argument("--auction-pass", action="store_true", help="shorthand for --option auction_pass=true")
     parser.add_argument("--save-replay", metavar="FILE", help="write the last game for `palazzo replay`")
 
 
@@ -50,12 +58,33 @@ def seat_bots(spec: str, seats: int) -> list[str]:
     return names * seats if len(names) == 1 else names
 
 
+def options_of(args: argparse.Namespace, seats: int) -> dict[str, Any]:
+    """The options asked for on the command line, before the game fills in its defaults."""
+    options: dict[str, Any] = {"seats": seats}
+    for given in args.option:
+        name, sep, text = given.partition("=")
+        if not sep or not name:
+            raise IllegalMove("bad_options", f"--option takes NAME=VALUE, not {given!r}")
+        try:
+            options[name] = json.loads(text)
+        except ValueError:
+            options[name] = text
+    if args.bidding:
+        options["bidding"] = args.bidding
+    if args.auction_pass:
+        options["auction_pass"] = True
+    return options
+
+
 def run(args: argparse.Namespace) -> int:
-    game = get_game(GAME)
+    game = get_game(args.game or next((name for name in settings()["GAMES"] if name in game_names()), game_names()[0]))
+    players = args.players or min(max(4, game.min_seats), game.max_seats)
+    args.players = players
     try:
-        bots = seat_bots(args.bots, args.players)
-        options = game.normalize_options(
-            {"seats": args.players, "bidding": args.bidding, "auction_pass": args.auction_pass})
+        if not game.min_seats <= players <= game.max_seats:
+            raise IllegalMove("bad_options", f"{game.name} takes {game.min_seats} to {game.max_seats} players")
+        bots = seat_bots(args.bots, players)
+        options = game.normalize_options(options_of(args, players))
     except IllegalMove as error:
         print(f"palazzo simulate: error: {error.message}", file=sys.stderr)
         return 2
@@ -69,11 +98,9 @@ def run(args: argparse.Namespace) -> int:
         shift = index % args.players if args.rotate else 0
         seated = bots[-shift:] + bots[:-shift] if shift else bots
         state, moves = play_game(game, options, setup, seated, seed)
-        result = game.result(state)
-        for score in result["scores"]:
-            prestige[seated[score["seat"]]].append(score["prestige"])
-        for seat in result["winners"]:
-            wins[seated[seat]] += 1
+        for place in standings(game, game.result(state)) or []:
+            prestige[seated[place["seat"]]].append(place["score"])
+            wins[seated[place["seat"]]] += place["rank"] == 1
         decisions.append(len(moves))
         print(f"\r{index + 1}/{args.games} games", end="", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
@@ -97,13 +124,15 @@ def _write(path: str, record: dict[str, Any]) -> None:
 
 def summary(bots: list[str], games: int, wins: dict[str, int], prestige: dict[str, list[int]],
             decisions: list[int], elapsed: float) -> str:
-    """Wins (shared wins count for every winner) and mean final PP per bot, then the pace."""
+    """Wins (shared wins count for every winner) and mean final score per bot (the game's own points,
+    `engine.core.standings`; none for a game that does not rank), then the pace."""
     lines = [f"{games} games, seats: {', '.join(bots)}",
-             f"{'bot':<10}{'seats':>6}{'wins':>7}{'win/seat':>10}{'mean PP':>9}"]
+             f"{'bot':<10}{'seats':>6}{'wins':>7}{'win/seat':>10}{'mean score':>11}"]
     for bot in wins:
         seats = bots.count(bot)
         rate = wins[bot] / (games * seats)
-        lines.append(f"{bot:<10}{seats:>6}{wins[bot]:>7}{rate:>10.1%}{mean(prestige[bot]):>9.1f}")
+        scored = mean(prestige[bot]) if prestige[bot] else 0
+        lines.append(f"{bot:<10}{seats:>6}{wins[bot]:>7}{rate:>10.1%}{scored:>11.1f}")
     lines.append(f"decisions per game: {mean(decisions):.0f}")
     lines.append(f"games per second: {games / elapsed:.1f}")
     return "\n".join(lines)
