@@ -16,7 +16,7 @@ from engine import IllegalMove, get_game
 from engine.core import game_names, standings
 from engine.bots import BOTS, check_bots
 from engine.bots.play import play_game
-from service.config import settings
+from service.config import Config
 from service.served import load_all
 
 
@@ -77,7 +77,7 @@ def options_of(args: argparse.Namespace, seats: int) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = get_game(args.game or next((name for name in settings()["GAMES"] if name in game_names()), game_names()[0]))
+    game = get_game(args.game or next((name for name in Config.from_env().games if name in game_names()), game_names()[0]))
     players = args.players or min(max(4, game.min_seats), game.max_seats)
     args.players = players
     try:
