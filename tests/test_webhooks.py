@@ -4,6 +4,7 @@ and its owner mailed; chat bodies carry one line; a seat's webhook holds nothing
 and targets that lead inside (SSRF) are refused."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -167,8 +168,22 @@ def test_a_target_inside_or_not_https_is_refused(url, code):
 
 
 def test_a_public_https_target_passes_and_the_setting_lets_loopback_through():
-    targets.check("https://93.184.216.34/hook", allow_private=False)  # an address literal: no lookup
-    targets.check("http://127.0.0.1:9/hook", allow_private=True)
+    assert targets.check("https://93.184.216.34/hook", allow_private=False).address == "93.184.216.34"  # no lookup
+    assert targets.check("http://127.0.0.1:9/hook?a=1", allow_private=True) == targets.Target(
+        "http", "127.0.0.1", 9, "/hook?a=1", "127.0.0.1")
+
+
+def test_a_delivery_goes_to_the_checked_address_alone_and_a_redirect_is_a_failure(receiver):
+    """The name is never looked up again at connect time (DNS rebinding): `.invalid` resolves nowhere,
+    yet the delivery reaches the address checked, and a 3xx is not followed."""
+    hook = webhooks.Registration(id="h1", owner="o", url="http://rebound.invalid/pinned", secret="whsec_k")
+    receiver.secrets["/pinned"] = receiver.secrets["/moved"] = hook.secret
+    pinned = targets.Target("http", "rebound.invalid", receiver.server.server_port, "/pinned", "127.0.0.1")
+    assert webhooks.post(hook, pinned, b'{"a": 1}', "d1") == 200
+    assert receiver.accepted["/pinned"] == [{"delivery": "d1", "a": 1}] and not receiver.forged
+    receiver.always["/moved"] = 302
+    with pytest.raises(webhooks.DeliveryFailed, match="302"):
+        webhooks.post(hook, dataclasses.replace(pinned, path="/moved"), b"{}", "d2")
 
 
 def test_a_refused_registration_is_a_problem_and_stores_nothing(redis_url, workers):

@@ -3,8 +3,8 @@
 `game` runs after each commit and each message of a game with addresses (from `workers.notify.game`
 and `workers.talk`); for each registration it builds the notices as its owner may see them
 (`service.channels.notices`), claims each delivery id once and queues its delivery. `deliver` posts
-one delivery, re-checking the target (SSRF) first; RQ retries it with backoff, and `gave_up`, after
-the last try, disables the registration and mails its owner.
+one delivery, re-checking the target (SSRF) first and connecting to the address checked; RQ retries
+it with backoff, and `gave_up`, after the last try, disables the registration and mails its owner.
 """
 from __future__ import annotations
 
@@ -46,8 +46,8 @@ def deliver(hook_id: str, payload: str, delivery: str) -> int:
     hook = webhooks.get(store, hook_id)
     if hook is None or not hook.enabled:
         return 0
-    targets.check(hook.url, context.config().webhook_allow_private)
-    status = webhooks.post(hook, payload.encode(), delivery)
+    target = targets.check(hook.url, context.config().webhook_allow_private)
+    status = webhooks.post(hook, target, payload.encode(), delivery)
     webhooks.succeeded(store, hook_id)
     return status
 

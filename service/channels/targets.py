@@ -2,14 +2,28 @@
 before each delivery (a name's addresses can change in between). Loopback, private, link-local,
 multicast, reserved and unspecified addresses are refused unless the host allows them
 (PALAZZO_WEBHOOK_ALLOW_PRIVATE, for a receiver on his own network, and the tests'), and then plain
-http is allowed too; nothing follows a redirect (`webhooks.post`)."""
+http is allowed too; nothing follows a redirect (`webhooks.post`). `check` answers the address it
+checked, and a delivery connects to that address alone (with the URL's name for TLS and Host), so a
+name that resolves elsewhere a moment later (DNS rebinding) is not followed there."""
 from __future__ import annotations
 
 import ipaddress
 import socket
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 MAX_URL = 2000
+
+
+@dataclass(frozen=True)
+class Target:
+    """A checked URL's parts and the address it resolved to, to connect to and nowhere else."""
+
+    scheme: str
+    host: str  # the URL's name, for TLS's server name and the Host header
+    port: int
+    path: str  # with its query
+    address: str  # an IP literal
 
 
 class Refused(ValueError):
@@ -20,8 +34,9 @@ class Refused(ValueError):
         self.code, self.detail = code, detail
 
 
-def check(url: str, allow_private: bool) -> None:
-    """Raise Refused unless `url` may receive webhooks (its every address, resolved now)."""
+def check(url: str, allow_private: bool) -> Target:
+    """Raise Refused unless `url` may receive webhooks (its every address, resolved now); else where to
+    connect."""
     if not isinstance(url, str) or len(url) > MAX_URL or not url.isascii() or any(c.isspace() for c in url):
         raise Refused("bad_webhook_url", f"a webhook URL is an absolute https URL of at most {MAX_URL} characters")
     parts = urlsplit(url)
@@ -35,8 +50,10 @@ def check(url: str, allow_private: bool) -> None:
         found = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
     except (ValueError, OSError, UnicodeError):
         raise Refused("webhook_unreachable", f"the host {parts.hostname!r} has no address") from None
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    target = Target(parts.scheme, parts.hostname, port, path, found[0][4][0])
     if allow_private:
-        return
+        return target
     for *_, sockaddr in found:
         address = ipaddress.ip_address(sockaddr[0].split("%")[0])
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
@@ -45,3 +62,4 @@ def check(url: str, allow_private: bool) -> None:
                 or address.is_reserved or address.is_unspecified or not address.is_global):
             raise Refused("webhook_target_refused",
                           f"{parts.hostname} leads to {address}, a private, loopback or link-local address")
+    return target

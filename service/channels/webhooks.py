@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import secrets
+import socket
+import ssl
 import time
-import urllib.error
-import urllib.request
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -153,30 +154,35 @@ def signature(secret: str, payload: bytes, at: int | None = None) -> str:
     return f"t={stamp},v1={digest}"
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # a 3xx is an answer, not a new target: it could lead anywhere
-
-
-_OPENER = urllib.request.build_opener(_NoRedirects)
-
-
 class DeliveryFailed(RuntimeError):
     """The receiver did not take the delivery (not a 2xx, or no answer); the job tries again."""
 
 
-def post(hook: Registration, payload: bytes, delivery: str) -> int:
-    """POST one delivery; its status when 2xx, else DeliveryFailed (the message holds no body)."""
-    request = urllib.request.Request(hook.url, data=payload, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": "Palazzo-Webhooks/1",
-        "Palazzo-Signature": signature(hook.secret, payload), "Palazzo-Delivery": delivery})
+def _connection(target: targets.Target) -> http.client.HTTPConnection:
+    """A connection to the checked address only; TLS still checks the certificate against the URL's name."""
+    if target.scheme == "https":
+        made: http.client.HTTPConnection = http.client.HTTPSConnection(
+            target.host, target.port, timeout=TIMEOUT, context=ssl.create_default_context())
+    else:
+        made = http.client.HTTPConnection(target.host, target.port, timeout=TIMEOUT)
+    made._create_connection = lambda _, timeout, source: socket.create_connection(  # type: ignore[attr-defined]
+        (target.address, target.port), timeout, source)
+    return made
+
+
+def post(hook: Registration, target: targets.Target, payload: bytes, delivery: str) -> int:
+    """POST one delivery to the checked `target`; its status when 2xx, else DeliveryFailed (the message
+    holds no body). A 3xx is an answer, not a new target: it could lead anywhere, so it is a failure."""
+    connection = _connection(target)
     try:
-        with _OPENER.open(request, timeout=TIMEOUT) as answer:
-            status = answer.status
-    except urllib.error.HTTPError as error:
-        status = error.code
-    except (OSError, ValueError) as error:
+        connection.request("POST", target.path, body=payload, headers={
+            "Content-Type": "application/json", "User-Agent": "Palazzo-Webhooks/1",
+            "Palazzo-Signature": signature(hook.secret, payload), "Palazzo-Delivery": delivery})
+        status = connection.getresponse().status
+    except (OSError, http.client.HTTPException) as error:
         raise DeliveryFailed(f"no answer from the webhook: {type(error).__name__}") from None
+    finally:
+        connection.close()
     if not 200 <= status < 300:
         raise DeliveryFailed(f"the webhook answered {status}")
     return status
