@@ -3,7 +3,8 @@
 The game's wake time (its next deadline, the end of a pause, its compaction) is not queued here: the
 commit indexes it in the same atomic step (`service.store`), and the workers poll that index. What is
 left goes to RQ after every commit: a bot (or a stand-in for a player who keeps missing his turns)
-gets a job a moment later; a game with addresses gets a job that mails whoever is now due a mail.
+gets a job a moment later; a game with addresses gets a job that tells every channel (mail, webhooks:
+`workers.channels`) of the commit.
 Job ids are derived from what they act on, and every job re-checks the game before it acts: a stale
 job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves,
 `play_reply` how every reply kept by the inbound endpoint gets played, on a queue of its own
@@ -42,6 +43,7 @@ FAILURE_TTL = 24 * 3600  # a failed job's record and traceback, for an operator 
 BOT_JOB = "workers.bots.move"
 MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 WEBHOOK_JOB, WEBHOOK_GAVE_UP = "workers.webhooks.deliver", "workers.webhooks.gave_up"
+CHANNELS_JOB = "workers.channels.game"  # every channel told of a commit
 REPLY_JOB, REPLY_GAVE_UP = "workers.replies.play", "workers.replies.gave_up"
 REPLY_RETRY_SECONDS = [10, 60, 300]
 SIGN_IN_JOB = "workers.sign_in.mail_link"
@@ -50,6 +52,12 @@ TALK_JOB = "workers.talk.posted"
 
 def bot_job_id(game_id: str, seat: int, since: int) -> str:
     return f"pz-bot-{game_id}-{seat}-{since}"
+
+
+def reachable(table: Any) -> bool:
+    """Whether any channel may reach someone in the game: a seat with an address, or a host with one
+    (who may have a webhook for it); a game of tokens alone gets no channel jobs."""
+    return any(seat.get("email") for seat in table.meta["seats"]) or bool(table.meta.get("host_email_hash"))
 
 
 class Jobs(Queue):
@@ -81,13 +89,14 @@ class Queued:
         """Queue what this committed game needs done now, in one round trip (none when nothing is).
 
         A bot gets a job for a decision new at this version; `everything` (after a host action such
-        as a resume) queues one for every decision a bot holds. Jobs due at once go through
+        as a resume) queues one for every decision a bot holds; a game with an address in it (a seat's,
+        or a host's, who may have a webhook for it) gets its channels' job. Jobs due at once go through
         `enqueue_many`, the one RQ call that joins a pipeline already holding commands.
         """
         bots = [d for d in table.pending if table.bot_for(d["seat"]) and (everything or d["since"] == table.version)
                 ] if table.status == Status.RUNNING else []
-        mail = any(seat.get("email") for seat in table.meta["seats"])
-        if not bots and not mail:
+        told = reachable(table)
+        if not bots and not told:
             return
         now_jobs: list[Any] = []
         with self.connection.pipeline(transaction=False) as pipe:
@@ -98,8 +107,8 @@ class Queued:
                                           job_id=bot_job_id(*args), pipeline=pipe)
                 else:
                     now_jobs.append(Queue.prepare_data(BOT_JOB, args, job_id=bot_job_id(*args)))
-            if mail:
-                now_jobs.append(Queue.prepare_data("workers.notify.game", (table.id,),
+            if told:
+                now_jobs.append(Queue.prepare_data(CHANNELS_JOB, (table.id,),
                                                    job_id=f"pz-notify-{table.id}-{table.version}"))
             if now_jobs:
                 self.queue.enqueue_many(now_jobs, pipeline=pipe)
@@ -107,8 +116,9 @@ class Queued:
 
     def talk(self, store: Any, table: Any, seq: int) -> None:
         """Queue the job that mails message `seq` to whoever takes messages one by one and schedules the
-        digests of those who take them daily (`workers.talk.posted`); none for a game without addresses."""
-        if any(seat.get("email") for seat in table.meta["seats"]):
+        digests of those who take them daily (`workers.talk.posted`), and tells the webhooks; none for a
+        game without addresses."""
+        if reachable(table):
             self.queue.enqueue(TALK_JOB, table.id, seq, job_id=f"pz-talk-{table.id}-{seq}",
                                description="mail a message of the table")
 

@@ -628,5 +628,5 @@ def test_lines_that_make_one_turn_are_followed_up_once_not_after_each_line(redis
     key = inbox.key_of(message.read(post).message_id, post)
     inbox.keep(store.redis, key, post)
     assert Replies(store, links, app.extensions["palazzo.config"].mail).handle(key) == "applied"
-    notified = [job for job in queue.get_jobs() if job.func_name == "workers.notify.game"]
+    notified = [job for job in queue.get_jobs() if job.func_name == "workers.channels.game"]
     assert len(notified) == 1 and notified[0].id.endswith(f"-{games.load(store, table.id).version}")

@@ -145,6 +145,30 @@ def test_each_notice_arrives_once_signed_retried_and_a_dead_hook_is_disabled(red
     assert client.delete(f"/api/v1/me/webhooks/{dead['id']}", headers=bea).status_code == 204
 
 
+def test_a_host_without_a_seat_hears_of_his_bots_game_as_a_spectator(redis_url, workers, receiver):
+    """No seat has an address, so only the host's address makes the game's commits reach a channel."""
+    app = make_app(redis_url, JOBS="rq", BOT_DELAY=0, GAMES=GAMES, WEBHOOK_ALLOW_PRIVATE=True)
+    workers(1, PALAZZO_GAMES=",".join(GAMES), PALAZZO_WEBHOOK_ALLOW_PRIVATE="1")
+    client = app.test_client()
+    assert client.post("/api/v1/games", json={"game": "toy-count", "seats": [  # so that she may sign in
+        {"name": "Ann", "email": ANN}, {"name": "B"}, {"name": "C"}]}).status_code == 201
+    ann = player(app, client, ANN)
+    created = client.post("/api/v1/games", headers=ann, json={
+        "game": "goofspiel", "seed": 5, "options": {"cards": 3},
+        "seats": [{"name": "One", "bot": "greedy"}, {"name": "Two", "bot": "random"},
+                  {"name": "Three", "bot": "random"}]}).get_json()
+    assert "game" in created, created
+    game_id = created["game"]["id"]
+    register(client, ann, receiver, "/host", game=game_id)
+    host = {"Authorization": f"Bearer {created['tokens']['host']}"}
+    assert client.post(f"/api/v1/games/{game_id}/start", headers=host).status_code == 200
+    wait_for(lambda: any(d["event"] == "game_over" for d in receiver.accepted.get("/host", [])), seconds=30)
+    told = receiver.accepted["/host"]
+    assert not receiver.forged and len({d["delivery"] for d in told}) == len(told)
+    assert {d["event"] for d in told} <= {"round_result", "game_over"}, "a spectator has no decisions"
+    assert all(d["seat"] is None and all("private" not in p for p in d["data"]["view"]["players"]) for d in told)
+
+
 @pytest.mark.parametrize("url, code", [
     ("https://127.0.0.1/hook", "webhook_target_refused"),
     ("https://[::1]/hook", "webhook_target_refused"),

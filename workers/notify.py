@@ -1,4 +1,5 @@
-"""Who gets which mail, and when: one job per public commit looks at the game as it is now.
+"""Mail, the first channel (`service.channels`): who gets which mail, and when, told of each public
+commit (`tell`, from `workers.channels.game`) by looking at the game as it is now.
 
 - a seat with an address gets one mail per decision (your turn, your bid, choose), with its
   one-click answers, what happened since his last decision (`service.mail.recap`) and his
@@ -35,12 +36,13 @@ from service.mail import plain, recap, render, seats
 from service.mail.message import Mail
 from service.store import Store, email_key
 from workers import context
-from workers import webhooks as webhook_jobs, time_off
+from workers import time_off
 from workers import digest as daily_digest
 
 REMIND_JOB = "workers.notify.remind"
 CLAIM_TTL = 30 * 24 * 3600
 MERGE_ONLY_BEFORE = 10  # a decision mail waits to be merged only if its deadline is this many windows away
+name = "mail"  # as a channel (`service.channels.Channel`)
 
 
 def _claim(store, game_id: str, what: str) -> bool:
@@ -121,10 +123,14 @@ def flush(email_hash: str) -> int:
 
 
 def game(game_id: str) -> int:
+    """A job queued before every channel was told of a commit (`workers.channels.game`, which it is now)."""
+    from workers import channels  # it imports this module: imported when first needed
+    return channels.game(game_id)
+
+
+def tell(store: Store, table: games.Table) -> int:
     """Send whatever the game's current state calls for and nobody has sent yet; returns how many."""
-    store = context.store()
-    webhook_jobs.game(game_id)  # the other channel, told of the same commit
-    table = games.load(store, game_id)
+    game_id = table.id
     if not presentation_of(table.game).own_pages:  # a game with no mails of its own gets plain ones
         return _plain(store, table)
     frame = seats.frame(table, context.config().mail.domain)

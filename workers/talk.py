@@ -41,8 +41,8 @@ def posted(game_id: str, seq: int) -> int:
     """Mail message `seq` to every seat that takes it one by one, and schedule the digests of those
     who take it daily; returns how many seats it was held (or sent) for."""
     store = context.store()
-    webhook_jobs.game(game_id)  # the other channel, told of the same message
     table = games.load(store, game_id)
+    webhook_jobs.tell(store, table)  # the other channel, told of the same message
     message = messages.message(store, game_id, seq)
     if message is None or message.get("hidden"):
         return 0

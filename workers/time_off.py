@@ -1,6 +1,6 @@
 """The mails of time that moved: a seat's grace, and the host's pause starting and ending.
 
-Called by `workers.notify.game` after every public commit, looking at the game as it is now, like
+Called by `workers.notify.tell` after every public commit, looking at the game as it is now, like
 the rest of its mail, and sending each mail once (a claim, as there):
 - grace: to a player whose missed deadline got the game's one extension (`service.grace`), once per
   decision and holder; checked again when it leaves like a decision mail (`seats.still_due`);

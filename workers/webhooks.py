@@ -1,6 +1,7 @@
-"""Webhook jobs: find what each registration covering a game has not been told yet, and deliver it.
+"""Webhooks, the second channel (`service.channels`): find what each registration covering a game
+has not been told yet, and deliver it.
 
-`game` runs after each commit and each message of a game with addresses (from `workers.notify.game`
+`tell` runs after each commit and each message of a game with addresses (from `workers.channels.game`
 and `workers.talk`); for each registration it builds the notices as its owner may see them
 (`service.channels.notices`), claims each delivery id once and queues its delivery. `deliver` posts
 one delivery, re-checking the target (SSRF) first and connecting to the address checked; RQ retries
@@ -11,14 +12,15 @@ from __future__ import annotations
 from service import games
 from service.channels import Notice, notices, targets, webhooks
 from service.mail.message import Mail
-from service.store import email_key
+from service.store import Store, email_key
 from workers import context
 
+name = "webhooks"  # as a channel (`service.channels.Channel`)
 
-def game(game_id: str) -> int:
+
+def tell(store: Store, table: games.Table) -> int:
     """Queue the deliveries the game owes its registrations; how many."""
-    store = context.store()
-    table = games.load(store, game_id)
+    game_id = table.id
     holders = notices.holders(table)
     owners = [*holders, *([table.meta["host_email_hash"]] if table.meta.get("host_email_hash") else [])]
     queued = 0

@@ -9,8 +9,6 @@ decisions. Each notice's key names what it tells, so a channel tells it once.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from engine.core import standings, word
 from service import deadlines, games, messages
 from service.channels import Notice
