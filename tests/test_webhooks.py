@@ -42,8 +42,7 @@ class Receiver:
                 path, delivery = self.path, self.headers["Palazzo-Delivery"]
                 if not receiver.verified(path, body, self.headers["Palazzo-Signature"]):
                     receiver.forged.append(path)
-                status = receiver.always.get(path) or (receiver.script.get(path) or [200]).pop(0) if \
-                    receiver.script.get(path) or receiver.always.get(path) else 200
+                status = receiver.answer(path)
                 receiver.seen.append((path, delivery, status))
                 if status == 200:
                     receiver.accepted.setdefault(path, []).append({"delivery": delivery, **json.loads(body)})
@@ -56,6 +55,13 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.base = f"http://127.0.0.1:{self.server.server_port}"
+
+    def answer(self, path: str) -> int:
+        """The status to answer a post to `path`: its fixed one, else its next scripted one, else 200."""
+        if path in self.always:
+            return self.always[path]
+        script = self.script.get(path)
+        return script.pop(0) if script else 200
 
     def verified(self, path: str, body: bytes, header: str) -> bool:
         """README's verification: HMAC-SHA256 of "<t>.<body>", and t within five minutes."""

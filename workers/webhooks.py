@@ -20,15 +20,17 @@ name = "webhooks"  # as a channel (`service.channels.Channel`)
 
 def tell(store: Store, table: games.Table) -> int:
     """Queue the deliveries the game owes its registrations; how many."""
-    game_id = table.id
-    holders = notices.holders(table)
-    owners = [*holders, *([table.meta["host_email_hash"]] if table.meta.get("host_email_hash") else [])]
+    host = table.meta.get("host_email_hash")
+    owners = [*notices.holders(table), *([host] if host else [])]
+    told: dict[int | None, list[Notice]] = {}  # each reader's notices, built once for all his hooks
     queued = 0
-    for hook in webhooks.for_game(store, game_id, owners):
+    for hook in webhooks.for_game(store, table.id, owners):
         allowed, seat = notices.reader_of(table, hook.owner)
         if not allowed:
             continue
-        for notice in notices.of(store, table, seat):
+        if seat not in told:
+            told[seat] = notices.of(store, table, seat)
+        for notice in told[seat]:
             delivery = webhooks.delivery_id(hook, notice)
             if notice.kind in hook.events and webhooks.claim(store, hook, delivery):
                 store.followups.send_webhook(store, hook.id, _payload(hook, notice, delivery), delivery)
@@ -62,9 +64,9 @@ def gave_up(job, connection, exc_type, exc_value, traceback) -> None:
         return
     address = store.redis.get(email_key(disabled.owner, "address"))
     if address:
-        settings = context.links()
+        links = context.links()
         store.followups.send_mail(store, Mail(
             to=address, subject="Palazzo stopped posting to your webhook", kind="webhook_disabled",
             text=(f"Your webhook {disabled.url} failed {disabled.failures} times ({exc_value}), the last "
                   f"after every retry, so Palazzo has stopped posting to it.\n\nWhen it works again, turn it "
-                  f"back on: {settings.url('/settings')} or POST /me/webhooks/{disabled.id}/enable.\n")))
+                  f"back on: {links.url('/settings')} or POST /me/webhooks/{disabled.id}/enable.\n")))

@@ -93,26 +93,39 @@ def add(store: Store, owner: str, url: str, game: str | None, events: list[str],
     return register(store, owner, url, game, list(dict.fromkeys(events)), format, deadlines.stamp(deadlines.now()))
 
 
-def get(store: Store, hook_id: str) -> Registration | None:
-    raw = store.redis.get(_key(hook_id))
+def _read(raw: str | None) -> Registration | None:
     if raw is None:
         return None
     data = loads(raw)
     return Registration(**data | {"events": tuple(data["events"])})
 
 
+def get(store: Store, hook_id: str) -> Registration | None:
+    return _read(store.redis.get(_key(hook_id)))
+
+
+def _many(store: Store, ids: list[str]) -> list[Registration]:
+    """The registrations of `ids` still stored, in one round trip (their keys lie in many cluster slots)."""
+    with store.redis.pipeline(transaction=False) as pipe:
+        for hook_id in ids:
+            pipe.get(_key(hook_id))
+        return [hook for hook in map(_read, pipe.execute()) if hook is not None]
+
+
 def of_owner(store: Store, owner: str) -> list[Registration]:
-    found = [get(store, hook_id) for hook_id in sorted(store.redis.smembers(email_key(owner, "webhooks")))]
-    return sorted((hook for hook in found if hook is not None), key=lambda hook: hook.created)
+    return sorted(_many(store, sorted(store.redis.smembers(email_key(owner, "webhooks")))), key=lambda hook: hook.created)
 
 
 def for_game(store: Store, game_id: str, owners: list[str]) -> list[Registration]:
-    """The enabled registrations that cover the game: its own, and every-game ones of `owners`."""
-    ids = set(store.redis.smembers(_game_key(game_id)))
-    for owner in owners:
-        ids |= set(store.redis.smembers(email_key(owner, "webhooks")))
-    found = [get(store, hook_id) for hook_id in sorted(ids)]
-    return [hook for hook in found if hook is not None and hook.enabled and hook.game in (None, game_id)]
+    """The enabled registrations that cover the game: its own, and every-game ones of `owners`. It runs
+    after every commit of a game with an address, so a game nobody hooked costs one round trip."""
+    with store.redis.pipeline(transaction=False) as pipe:
+        pipe.smembers(_game_key(game_id))
+        for owner in owners:
+            pipe.smembers(email_key(owner, "webhooks"))
+        ids = sorted(set().union(*pipe.execute()))
+    found = _many(store, ids) if ids else []
+    return [hook for hook in found if hook.enabled and hook.game in (None, game_id)]
 
 
 def remove(store: Store, hook: Registration) -> None:
