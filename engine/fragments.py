@@ -35,3 +35,12 @@ def nullable(schema: Schema) -> Schema:
 
 def described(schema: Schema, description: str) -> Schema:
     return {**schema, "description": description}
+
+
+def options(properties: dict[str, Schema], defaults: dict[str, Any]) -> Schema:
+    """The options object a game's `normalize_options` takes: every key optional, each with its default,
+    but "seats", which a creator gives as the length of the game's seat list."""
+    return closed("Options of a new game; a key left out takes its default. The number of seats is not among "
+                  "them: it is the length of the game's seat list.",
+                  {key: {**schema, "default": defaults[key]} for key, schema in properties.items() if key != "seats"},
+                  optional=properties)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core import IllegalMove, Move
+from engine.options import whole
 from engine.goofspiel.data import MAX_CARDS
 
 CARD = {"type": "integer", "minimum": 1, "maximum": MAX_CARDS}
@@ -26,6 +27,6 @@ def check_shape(move: Any) -> Move:
     if move["type"] not in MOVE_TYPES:
         raise IllegalMove("unknown_move", f"unknown move type {move['type']!r}; Goofspiel has only 'bid'")
     card = move.get("card")
-    if set(move) != {"type", "card"} or not isinstance(card, int) or isinstance(card, bool):
+    if set(move) != {"type", "card"} or not whole(card):
         raise IllegalMove("bad_move", "a bid is {\"type\": \"bid\", \"card\": <an integer>} and nothing else")
     return move

@@ -12,6 +12,7 @@ from engine.core import Event, IllegalMove, Move, State, Viewer, copy_state, red
 from engine.goofspiel import bot, rounds, setup, words
 from engine.goofspiel.data import DEADLINE_CLASS, DECISION_KINDS, GAME, MAX_SEATS, MIN_SEATS
 from engine.goofspiel.errors import ERROR_CODES
+from engine.options import whole
 from engine.goofspiel.grammar import GRAMMAR
 from engine.goofspiel.moves import MOVE_TYPES, check_shape
 from engine.goofspiel.schemas import SCHEMAS
@@ -56,7 +57,7 @@ class Goofspiel:
         check_shape(move)
         if state["phase"] == "over":
             raise IllegalMove("game_over", "the game is over")
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(state["players"]):
+        if not whole(seat) or not 0 <= seat < len(state["players"]):
             raise IllegalMove("bad_seat", f"there is no seat {seat!r}")
         player = state["players"][seat]
         if player["has_bid"]:

@@ -2,7 +2,7 @@
 client may send, the setup, the view any viewer gets and the result, for the API and typed clients."""
 from __future__ import annotations
 
-from engine.fragments import Schema, closed, described, list_of, names, nullable
+from engine.fragments import Schema, closed, described, list_of, names, nullable, options
 from engine.goofspiel.data import (DECISION_KINDS, DEADLINE_CLASS, DEFAULT_OPTIONS, GAME, MAX_CARDS, MAX_SEATS,
                                    MIN_CARDS, MIN_SEATS, PHASES, TIES)
 from engine.goofspiel.moves import CARD
@@ -20,12 +20,7 @@ _OPTIONS: dict[str, Schema] = {
                                            "(it adds to the next round's prize; lost if the last round ties)."},
 }
 
-OPTIONS = closed(
-    "Options of a new game; a key left out takes its default. The number of seats is the length of the "
-    "game's seat list.",
-    {key: {**schema, "default": DEFAULT_OPTIONS[key]} for key, schema in _OPTIONS.items() if key != "seats"},
-    optional=_OPTIONS,
-)
+OPTIONS = options(_OPTIONS, DEFAULT_OPTIONS)
 
 SETUP = closed("All the chance of a game, drawn once from a seed.", {
     "prizes": described({**CARDS, "minItems": MIN_CARDS},

@@ -5,25 +5,16 @@ import random
 from typing import Any
 
 from engine.core import IllegalMove, State
+from engine.options import whole, with_defaults, within
 from engine.goofspiel.data import (DEFAULT_OPTIONS, GAME, MAX_CARDS, MAX_SEATS, MIN_CARDS, MIN_SEATS, TIES,
                                    deck)
 
 
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def normalize_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """Fill in defaults; refuse unknown options and bad values."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(DEFAULT_OPTIONS))
-    if unknown:
-        raise IllegalMove("bad_options", f"unknown options {unknown}; known: {sorted(DEFAULT_OPTIONS)}")
-    merged = {**DEFAULT_OPTIONS, **options}
-    if not _whole(merged["seats"]) or not MIN_SEATS <= merged["seats"] <= MAX_SEATS:
-        raise IllegalMove("bad_options", f"seats must be an integer from {MIN_SEATS} to {MAX_SEATS}")
-    if not _whole(merged["cards"]) or not MIN_CARDS <= merged["cards"] <= MAX_CARDS:
-        raise IllegalMove("bad_options", f"cards must be an integer from {MIN_CARDS} to {MAX_CARDS}")
+    merged = with_defaults(options, DEFAULT_OPTIONS)
+    within(merged, "seats", MIN_SEATS, MAX_SEATS)
+    within(merged, "cards", MIN_CARDS, MAX_CARDS)
     if merged["ties"] not in TIES:
         raise IllegalMove("bad_options", "ties must be 'discard' (a tied prize is lost) or 'carry' "
                                          "(it goes to the next round's winner)")
@@ -42,7 +33,7 @@ def check_setup(options: dict[str, Any], setup: Any) -> None:
     if not isinstance(setup, dict) or set(setup) != {"prizes"}:
         raise IllegalMove("bad_setup", "setup is an object with exactly 'prizes'")
     prizes = setup["prizes"]
-    if (not isinstance(prizes, list) or not all(_whole(card) for card in prizes)
+    if (not isinstance(prizes, list) or not all(whole(card) for card in prizes)
             or sorted(prizes) != deck(options["cards"])):
         raise IllegalMove("bad_setup", f"prizes must be an order of the cards 1 to {options['cards']}")
 

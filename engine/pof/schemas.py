@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from engine.fragments import Schema, closed, described, list_of, names, nullable
+from engine.fragments import Schema, closed, described, list_of, names, nullable, options
 from engine.pof.data import BUILDINGS, ECONOMY, FREEDOMS, LANDSCAPES, PRESTIGE_CARDS, ROUNDS, SUPPLY
 from engine.pof.moves import BONUS_CARD, CARD, ITEM, LIMITS, PROFESSION, SQUARES
 from engine.pof.setup import BIDDING, DECKS, DEFAULT_OPTIONS, MAX_SEATS, MIN_SEATS
@@ -37,12 +37,7 @@ _OPTIONS: dict[str, Schema] = {
     "shuffle_seats": {"type": "boolean", "description": "Whether the seed draws the seat order."},
 }
 
-OPTIONS = closed(
-    "Options of a new game; a key left out takes its default. The number of seats is not among them: "
-    "it is the length of the game's seat list.",
-    {key: {**schema, "default": DEFAULT_OPTIONS[key]} for key, schema in _OPTIONS.items() if key != "seats"},
-    optional=_OPTIONS,
-)
+OPTIONS = options(_OPTIONS, DEFAULT_OPTIONS)
 
 SETUP = closed("All the chance of a game, drawn once from a seed: setup and moves determine the game.", {
     "seat_order": {**list_of(SEAT), "minItems": MIN_SEATS, "maxItems": MAX_SEATS, "uniqueItems": True,

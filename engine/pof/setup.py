@@ -5,6 +5,7 @@ import random
 from typing import Any
 
 from engine.core import IllegalMove, State
+from engine.options import with_defaults, within
 from engine.pof.table import DEADLINE_CLASS
 from engine.pof.data import ECONOMY, FREEDOMS, LANDSCAPES, SUPPLY, BONUS_CARDS, BUILDINGS, PRESTIGE_CARDS, PROFESSIONS
 
@@ -16,14 +17,8 @@ DECKS = {"professions": PROFESSIONS, "bonus_cards": BONUS_CARDS, "prestige_cards
 
 def normalize_options(options: dict[str, Any] | None) -> dict[str, Any]:
     """Fill in defaults; refuse unknown options and bad values."""
-    options = dict(options or {})
-    unknown = sorted(set(options) - set(DEFAULT_OPTIONS))
-    if unknown:
-        raise IllegalMove("bad_options", f"unknown options {unknown}; known: {sorted(DEFAULT_OPTIONS)}")
-    merged = {**DEFAULT_OPTIONS, **options}
-    seats = merged["seats"]
-    if not isinstance(seats, int) or isinstance(seats, bool) or not MIN_SEATS <= seats <= MAX_SEATS:
-        raise IllegalMove("bad_options", f"seats must be an integer from {MIN_SEATS} to {MAX_SEATS}")
+    merged = with_defaults(options, DEFAULT_OPTIONS)
+    within(merged, "seats", MIN_SEATS, MAX_SEATS)
     if merged["bidding"] not in BIDDING:
         raise IllegalMove("bad_options", "bidding must be 'step' (raise by 100) or 'open' (any multiple of 100)")
     for flag in ("auction_pass", "shuffle_seats"):
