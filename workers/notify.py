@@ -130,18 +130,13 @@ def game(game_id: str) -> int:
 
 def tell(store: Store, table: games.Table) -> int:
     """Send whatever the game's current state calls for and nobody has sent yet; returns how many."""
-    game_id = table.id
     if not presentation_of(table.game).own_pages:  # a game with no mails of its own gets plain ones
         return _plain(store, table)
     frame = seats.frame(table, context.config().mail.domain)
     now = deadlines.now()
     sent = _welcome(store, table, frame, now)
     told_seats: set[int] = set()
-    for decision in table.pending if table.status == games.RUNNING else []:
-        seat = decision["seat"]
-        to = None if vacation.away_until(table.meta["seats"][seat], now) else seats.recipient(store, table, seat)
-        if to is None or not _claim(store, game_id, seats.decision_claim(seat, to.holder, decision["since"])):
-            continue
+    for decision, seat, to in _new_decisions(store, table, now):
         due = deadlines.parse(decision["deadline_at"]) if decision.get("deadline_at") else None
         if due is not None:
             _arm_reminder(store, table, seat, decision["since"], to.holder, deadlines.stamp(now), due)
@@ -168,19 +163,23 @@ def tell(store: Store, table: games.Table) -> int:
     return sent
 
 
-def _plain(store: Store, table: games.Table) -> int:
-    """The plain decision mail of each seat with a new decision, once per decision and holder
-    (`service.mail.plain`); sent at once, whatever the seat's rhythm."""
-    if table.status != games.RUNNING:
-        return 0
-    frame = seats.frame(table, context.config().mail.domain)
-    now = deadlines.now()
-    sent = 0
-    for decision in table.pending:
+def _new_decisions(store: Store, table: games.Table, now):
+    """Each pending decision whose seat takes mail now (not away) and has not been told of it, with
+    its seat and recipient: claimed here, once per decision and holder."""
+    for decision in table.pending if table.status == games.RUNNING else []:
         seat = decision["seat"]
         to = None if vacation.away_until(table.meta["seats"][seat], now) else seats.recipient(store, table, seat)
-        if to is None or not _claim(store, table.id, seats.decision_claim(seat, to.holder, decision["since"])):
-            continue
+        if to is not None and _claim(store, table.id, seats.decision_claim(seat, to.holder, decision["since"])):
+            yield decision, seat, to
+
+
+def _plain(store: Store, table: games.Table) -> int:
+    """The plain decision mail of each seat with a new decision (`service.mail.plain`); sent at once,
+    whatever the seat's rhythm."""
+    frame = seats.frame(table, context.config().mail.domain)
+    sent = 0
+    now = deadlines.now()
+    for decision, seat, to in _new_decisions(store, table, now):
         _send(store, plain.decision(table.game, table.game.view(table.state, seat), decision, frame, to,
                                     _links(table, seat), now, table.game.default_move(table.state, seat),
                                     reply_of(table, seat)))
