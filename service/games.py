@@ -440,22 +440,53 @@ def follow_up(store: Store, table: Table, everything: bool = False) -> None:
         store.followups.after(store, table, everything)
 
 
+DONE = ("ok", "duplicate")  # committed now, or by an earlier try of the same idempotent move
+BUSY = "the game kept changing; try again"
+Result = TypeVar("Result")
 Changed = TypeVar("Changed")
 
 
-def retrying(store: Store, table: Table, change: Callable[[Table], Changed]) -> Changed:
-    """`change(table)`, a check and a commit (`_host_change`) on the game as loaded, run again on the
-    game as it now stands each time its commit lost to another writer (409 stale_version), so that its
-    checks see what won; 409 busy after ATTEMPTS."""
+def until_committed(store: Store, table: Table | str, check: Callable[[Table], Result | None],
+                    act: Callable[[Table], tuple[Committed, Result]], *, refuse: bool = True,
+                    busy: str | None = BUSY) -> Result | None:
+    """Load (when given the game's id), re-check, act, and again on the game as it now stands each
+    time the act's commit is lost to another writer: the one loop of every move (a player's, a bot's,
+    a deadline's), so that its checks always see what won.
+
+    `check(table)` answers None to act, else what to return without acting (or raises a Problem);
+    `act(table)` commits and gives (the commit's outcome, what to return when it is done: DONE). A
+    refusal other than stale raises its Problem (`games.refused`) when `refuse`; otherwise it is tried
+    again like a stale one, and the next check sees why. After ATTEMPTS tries: 409 busy saying `busy`,
+    or None when `busy` is None.
+    """
     for attempt in range(ATTEMPTS):
-        if attempt:
-            table = load(store, table.id)
+        if attempt or isinstance(table, str):
+            table = load(store, table if isinstance(table, str) else table.id)
+        early = check(table)
+        if early is not None:
+            return early
+        outcome, result = act(table)
+        if outcome.outcome in DONE:
+            return result
+        if refuse and outcome.outcome != "stale":
+            raise refused(outcome)
+    if busy is None:
+        return None
+    raise Problem("busy", busy)
+
+
+def retrying(store: Store, table: Table, change: Callable[[Table], Changed]) -> Changed:
+    """`change(table)`, a check and a commit (`_host_change`, which raises its refusal) on the game as
+    loaded, through `until_committed`: again on the game as it now stands each time its commit lost to
+    another writer (409 stale_version), so that its checks see what won; 409 busy after ATTEMPTS."""
+    def act(table: Table) -> tuple[Committed, Changed | None]:
         try:
-            return change(table)
+            return Committed("ok", table.version), change(table)
         except Problem as problem:
             if problem.code != "stale_version":
                 raise
-    raise Problem("busy", "the game kept changing; try again")
+            return Committed("stale", table.version), None
+    return until_committed(store, table, lambda table: None, act)
 
 
 def _host_change(store: Store, table: Table, statuses: tuple[Status, ...], *, status: Status | None = None,

@@ -2,7 +2,7 @@
 
 Each reads the game, asks the pure engine, and commits through the store's one atomic script; a
 commit lost to another writer is tried again on the new state as long as the mover's decision is
-the one he answered, every mover through one loop (`until_committed`). After every commit the
+the one he answered, every mover through one loop (`games.until_committed`). After every commit the
 store's followups queue what comes next.
 """
 from __future__ import annotations
@@ -12,22 +12,19 @@ import logging
 import random
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 import engine.bots
 from engine.core import IllegalMove
 from service import deadlines, grace, told, vacation
-from service.games import (ATTEMPTS, FINISHED, MISSED_TURNS, RUNNING, STAND_IN, Table, feed_entry, follow_up, load,
-                           refused)
+from service.games import (FINISHED, MISSED_TURNS, RUNNING, STAND_IN, Table, feed_entry, follow_up, load, refused,
+                           until_committed)
 from service.problems import Problem
 from service.store import Committed, Store, dumps, idempotency_key, loads
 
 log = logging.getLogger(__name__)
 
 MAX_BOT_MOVES = 10_000
-DONE = ("ok", "duplicate")  # committed now, or by an earlier try of the same idempotent move
-BUSY = "the game kept changing; try again"
-Result = TypeVar("Result")
 
 
 @dataclass
@@ -184,35 +181,6 @@ def run_bots(store: Store, table: Table) -> Table:
             return moved
         table = moved
     return table
-
-
-def until_committed(store: Store, table: Table | str, check: Callable[[Table], Result | None],
-                    act: Callable[[Table], tuple[Committed, Result]], *, refuse: bool = True,
-                    busy: str | None = BUSY) -> Result | None:
-    """Load (when given the game's id), re-check, act, and again on the game as it now stands each
-    time the act's commit is lost to another writer: the one loop of every move (a player's, a bot's,
-    a deadline's), so that its checks always see what won.
-
-    `check(table)` answers None to act, else what to return without acting (or raises a Problem);
-    `act(table)` commits and gives (the commit's outcome, what to return when it is done: DONE). A
-    refusal other than stale raises its Problem (`games.refused`) when `refuse`; otherwise it is tried
-    again like a stale one, and the next check sees why. After ATTEMPTS tries: 409 busy saying `busy`,
-    or None when `busy` is None.
-    """
-    for attempt in range(ATTEMPTS):
-        if attempt or isinstance(table, str):
-            table = load(store, table if isinstance(table, str) else table.id)
-        early = check(table)
-        if early is not None:
-            return early
-        outcome, result = act(table)
-        if outcome.outcome in DONE:
-            return result
-        if refuse and outcome.outcome != "stale":
-            raise refused(outcome)
-    if busy is None:
-        return None
-    raise Problem("busy", busy)
 
 
 def check_seen(table: Table, seat: int, move: dict[str, Any], seen: int) -> None:

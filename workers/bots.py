@@ -20,4 +20,4 @@ def move(game_id: str, seat: int, since: int) -> bool:
     def act(table: games.Table) -> tuple[Committed, bool]:
         return playing.play_bot(store, table, seat).outcome, True
 
-    return playing.until_committed(store, game_id, gone, act, refuse=False, busy=None) or False
+    return games.until_committed(store, game_id, gone, act, refuse=False, busy=None) or False

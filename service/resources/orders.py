@@ -40,7 +40,7 @@ def _set(game_id: str, orders: dict) -> dict:
             return played.outcome, None
         return played.outcome, {"version": played.table.version, "orders": _orders(played.table, seat)}
 
-    return playing.until_committed(store(), table, lambda table: None, act)
+    return games.until_committed(store(), table, lambda table: None, act)
 
 
 @blp.route("/games/<game_id>/orders", methods=["GET"])
