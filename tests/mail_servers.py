@@ -29,11 +29,12 @@ from service.localredis import free_port
 DOVECOT = "/usr/sbin/dovecot"
 
 
-def certificate(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 and its key, made with openssl."""
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+def certificate(folder: Path, name: str = "127.0.0.1") -> tuple[Path, Path]:
+    """A self-signed certificate for `name` (an IP address or a DNS name) and its key, made with openssl."""
+    cert, key = folder / f"{name}.cert.pem", folder / f"{name}.key.pem"
+    kind = "IP" if name.replace(".", "").isdigit() else "DNS"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={name}",
+                    "-addext", f"subjectAltName={kind}:{name}", "-keyout", str(key), "-out", str(cert)],
                    check=True, capture_output=True)
     return cert, key
 
