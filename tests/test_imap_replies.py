@@ -18,8 +18,10 @@ from email.utils import formatdate
 import pytest
 import redis
 
+from service import preferences, tokens
 from service.inbound import imap, inbox
-from service.mail import headers
+from service.mail import headers, undelivered
+from tests import delivery_reports
 from tests.conftest import jobs_idle, wait_for
 from tests.mail_servers import Dovecot, Relay, SmtpServer, certificate
 from tests.test_inbound import (ANSWER_KINDS, DOMAIN, SEATS, create, decision_mail, game, listed, live,  # noqa: F401
@@ -70,6 +72,23 @@ def test_a_reply_appended_to_the_inbox_is_played_once_and_every_mail_moves_to_th
         assert not played.get("timeout") and not played.get("bot")
         assert len(kept(live)) == 1, "the stray mail, to no reply address of ours, left nothing"
         assert dovecot.message_ids("palazzo", DONE).count(message_id) == 2
+
+
+def test_a_bounce_in_the_mailbox_stops_mail_to_its_address_and_a_forged_one_for_another_does_not(
+        live, workers, redis_url):
+    """Mail sent through SMTP has no provider's events: the MTA's delivery report comes back to the mailbox."""
+    with Dovecot(PALAZZO) as dovecot:
+        game_id = create(live, SEATS)
+        workers(1, PALAZZO_MAIL_DOMAIN=DOMAIN, **dovecot.settings("palazzo"))
+        message_id = decision_mail(live, "Ann@example.org")["headers"]["Message-ID"]
+        for recipient in ("ann@example.org", "bea@example.org"):  # Bea's quotes a mail that went to Ann
+            dovecot.append("palazzo", delivery_reports.report(f"palazzo@{DOMAIN}", recipient, message_id))
+        wait_for(lambda: dovecot.count("palazzo", DONE) == 2 and dovecot.count("palazzo", "INBOX") == 0)
+        store = live.app.extensions["palazzo.store"]
+        assert preferences.read(store, tokens.email_hash(ANN))["bounced"] == "bounce: 5.1.1"
+        assert preferences.read(store, tokens.email_hash("bea@example.org"))["bounced"] is None
+        [stopped] = undelivered.listed(store.redis, game_id)
+        assert stopped["seat"] == 0 and not kept(live), "a report is never kept as a reply"
 
 
 def test_the_providers_authentication_results_vouch_for_a_reply_only_under_its_own_name():

@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 
 from service import ratelimit, tokens
-from service.inbound import address, inbox, message
+from service.inbound import address, bounces, inbox, message
 from service.inbound.replies import Replies
 
 log = logging.getLogger(__name__)
@@ -31,7 +31,7 @@ DISPATCH_SECONDS = 60  # a mail found dispatched this recently is a duplicate, w
 
 @dataclass(frozen=True)
 class Receipt:
-    """What became of a received mail: `status` (ignored, limited, duplicate, or what `play_reply`
+    """What became of a received mail: `status` (ignored, limited, duplicate, report, or what `play_reply`
     gave), the kept mail's `key`, how long a limited sender waits, and whether it is `settled`: False
     only while another dispatch of it, perhaps by a process since killed, may not have handed it on,
     so that it must be received again later, lest it be lost."""
@@ -46,6 +46,8 @@ def receive(replies: Replies, post: message.Post) -> Receipt:
     """Check, keep and hand on one mail (an Inbound Parse post's fields, or {"email": its bytes}).
     Raises what keeping or queueing raised; then nothing claims the mail, and receiving it again
     hands it on."""
+    if post.get("email") and bounces.is_report(post["email"]):
+        return Receipt("report" if bounces.take(replies.store, post["email"]) else "ignored")
     try:
         mail = message.read(post)
     except message.UnreadableMail:
