@@ -24,7 +24,7 @@ def decision(game: Game, view: dict[str, Any], pending: dict[str, Any], table: r
     due = deadlines.parse(pending["deadline_at"]) if pending.get("deadline_at") else None
     asked = said(game, pending["kind"])
     facts = {**render.frame(table, to, links), "game_title": title_of(game), "asked": asked,
-             "lines": presentation_of(game).decision_lines(view, to.seat, pending),
+             "lines": presentation_of(game).decision_lines(view, to.seat, pending, table.names),
              "deadline": phrases.clock(due, to.time_zone) if due else None,
              "relative": phrases.relative(due, now) if due else None,
              "default": game.describe(default_move) if default_move else None, "reply": reply}
