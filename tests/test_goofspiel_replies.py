@@ -2,7 +2,7 @@
 decision mail he finds in the outbox with one of the bids it lists, written as people write it ("bid 7",
 "7", "play 7", "bid seven"), top-posted above the quoted mail; the replies go through the Inbound Parse
 endpoint of the app served on loopback, and real `palazzo worker` processes play them. Every decision
-mail carries a one-click link per card of the hand. Deadlines are an hour, so every bid is a reply."""
+mail carries a one-click link per card of the hand; at the end each player is mailed the result. Deadlines are an hour, so every bid is a reply."""
 from __future__ import annotations
 
 import random
@@ -14,7 +14,7 @@ import pytest
 from engine.goofspiel.grammar import NUMBERS
 from tests.browser import Served
 from tests.test_inbound import DOMAIN, SECRET, game, listed, moves_by, outbox, parse_fields, post, quoting
-from tests.conftest import bearer, make_app
+from tests.conftest import bearer, make_app, wait_for
 
 GAMES = ["goofspiel", "princes-of-florence"]
 PLAYERS = {"ann@example.org": 0, "bea@example.org": 1, "cy@example.org": 2}
@@ -71,5 +71,8 @@ def test_three_players_play_a_whole_goofspiel_game_only_by_replying(live, worker
     for seat in PLAYERS.values():
         moves = moves_by(live, game_id, seat)
         assert len(moves) == CARDS - 1 and not [m for m in moves if m.get("timeout") or m.get("bot")]
+    wait_for(lambda: {m["to"] for m in outbox(live.app, kinds=("game_over",))} == set(PLAYERS))
+    for mail in outbox(live.app, kinds=("game_over",)):
+        assert "is over." in mail["text"] and "Game over: " in mail["text"] and "(you)" in mail["text"], mail["text"]
     result = game(live, game_id)["result"]
     assert sum(score["points"] for score in result["scores"]) <= CARDS * (CARDS + 1) // 2

@@ -1,14 +1,14 @@
 """The mails of a game that brings no mails of its own (`engine.presentation`: not `own_pages`): the
 decision mail (who must decide what and by when, in the game's words, the game's own lines if it has
-some, the default a deadline plays, its one-click answers and the seat's link) and the answer to a
-reply by mail. Written from the seat's own view."""
+some, the default a deadline plays, its one-click answers and the seat's link), the answer to a
+reply by mail and the end of the game. Written from the seat's own view."""
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
 from engine.core import Game, Move
-from engine.presentation import presentation_of, said, title_of
+from engine.presentation import presentation_of, said, sentence, title_of
 from service import deadlines, phrases
 from service.mail import render
 from service.mail.message import Mail
@@ -54,3 +54,13 @@ def answer(game: Game, view: dict[str, Any], pending: dict[str, Any] | None, tab
     return render.game_mail(f"reply_{outcome['kind']}", render._ANSWERS[outcome["kind"]](outcome), facts, table, to,
                             links, reply=reply, decision=decision, answering=outcome.get("message_id"),
                             template="answer", automatic=True)
+
+
+def game_over(game: Game, view: dict[str, Any], table: render.Table, to: render.Recipient,
+              links: render.MailLinks) -> Mail:
+    """The end of the game, told as its log tells its `game_over` event (the result, in the game's words)."""
+    if "secret" in view or view.get("result") is None:
+        raise ValueError("a game-over mail is rendered from a seat's view of a finished game")
+    told = sentence(game, {"type": "game_over", "result": view["result"]}, table.names, to.seat)
+    facts = {**render.frame(table, to, links), "game_title": title_of(game), "told": told}
+    return render.game_mail("game_over", "Game over", facts, table, to, links, template="plain_game_over")
