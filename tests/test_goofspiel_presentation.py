@@ -55,3 +55,27 @@ def test_a_decision_mail_says_the_prize_the_hand_and_how_the_last_round_went():
     assert lines == ["Round 2: the prize is the 1 (1 point).", "Your hand: 2, 3.", "Prizes still face down: 2.",
                      "Last round: Round 1, prize 3: Ann 3, Bob (you) 1, Cy 2; Ann takes it."]
     assert title_of(GAME) == "Goofspiel" and SHOWN.board_moves and SHOWN.deadlines == [("bid", "each bid")]
+
+
+def test_a_one_click_link_bids_its_card_from_a_page_in_goofspiels_words(redis_url):
+    from urllib.parse import urlsplit
+
+    from service import games
+    from service.mailed_links import answer_links
+    from tests.conftest import make_app, new_game
+
+    app = make_app(redis_url, GAMES=["goofspiel", "princes-of-florence"])
+    client = app.test_client()
+    game_id = new_game(client, game="goofspiel", seats=3, options={"cards": 4})["game"]["id"]
+    store, links = app.extensions["palazzo.store"], app.extensions["palazzo.links"]
+    answers = answer_links(links, games.load(store, game_id), 1)["one_click"]
+    assert [a["label"] for a in answers] == ["Bid 1 (the default)", "Bid 2", "Bid 3", "Bid 4"]
+    url = urlsplit(answers[2]["url"])
+    page = client.get(f"{url.path}?{url.query}").get_data(as_text=True)
+    assert "Bid 3" in page and "Your move: to bid a card. Round 1: the prize is the " in page
+    assert "auction" not in page and "prestige" not in page
+    token = page.split('name="t" value="')[1].split('"')[0]
+    done = client.post("/act", data={"t": token})
+    assert done.status_code == 200 and "Done: Bid 3" in done.get_data(as_text=True)
+    [entry] = store.log(game_id)
+    assert entry["seat"] == 1 and entry["move"] == {"type": "bid", "card": 3}
