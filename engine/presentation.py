@@ -13,13 +13,17 @@ A game offers it as a ``presentation`` attribute (read by `presentation_of`), an
 - ``templates``: the folder, inside the game's package, of its Jinja partials; the service's web and
   mail environments find them as ``games/<game name>/<file>``.
 - ``board``: the partial (in ``templates``) drawing the seat and watch pages' board, given
-  ``board_facts(view, viewer, names)`` as ``board``; without it the page shows the view as data.
+  ``board_facts(view, viewer, names)`` as ``board``; without it the page shows the view as data. On
+  the seat page it also has ``moves``, the (label, move) of each move the seat may make now, and may
+  draw them as forms with ``_forms.html``'s ``move_form`` (no script needed).
+- ``board_moves``: True when the board draws the seat's moves itself (Goofspiel's hand, a button per
+  card), so the seat page lists none of its own and draws the board first.
 - ``own_pages``: True for a game whose whole seat, watch and mail pages the service still draws with
   its own modules (Princes of Florence, until its board is such a partial); leave it out.
 - ``deadlines``: ``[(deadline key, what it is for)]`` the create form asks hours for; by default each
   of the game's `deadline_keys`, in its words.
-- ``decision_lines(view, seat, decision)``: the lines of a decision mail beyond the generic ones
-  (who must do what, by when, the default): "You hold 3, 5, 9".
+- ``decision_lines(view, seat, decision, names)``: the lines of a decision mail beyond the generic
+  ones (who must do what, by when, the default, a one-click link per legal move): "You hold 3, 5, 9".
 - ``sentence(event, names, reader)``: the log's sentence for one of its events, None to let the
   generic one ("Ann: bid") tell it.
 - ``picture(view, viewer)``: an SVG or HTML string of the seat's board for mails, or None.
@@ -42,14 +46,16 @@ class Presentation(Protocol):
     title: str | None
     templates: str | None
     board: str | None
+    board_moves: bool
     own_pages: bool
     deadlines: list[tuple[str, str]] | None
 
     def board_facts(self, view: dict[str, Any], viewer: Viewer, names: list[str]) -> dict[str, Any]:
         """What the game's `board` partial draws, from the viewer's own (redacted) view."""
 
-    def decision_lines(self, view: dict[str, Any], seat: int, decision: dict[str, Any]) -> list[str]:
-        """The game's own lines in a decision mail, from the seat's own view."""
+    def decision_lines(self, view: dict[str, Any], seat: int, decision: dict[str, Any],
+                       names: list[str]) -> list[str]:
+        """The game's own lines in a decision mail, from the seat's own view (`names`: each seat's)."""
 
     def sentence(self, event: Event, names: list[str], reader: Viewer) -> str | None:
         """The log's sentence for one event (already redacted for `reader`), or None for the generic one."""
@@ -64,13 +70,15 @@ class Plain:
     title: str | None = None
     templates: str | None = None
     board: str | None = None
+    board_moves = False
     own_pages = False
     deadlines: list[tuple[str, str]] | None = None
 
     def board_facts(self, view: dict[str, Any], viewer: Viewer, names: list[str]) -> dict[str, Any]:
         return {}
 
-    def decision_lines(self, view: dict[str, Any], seat: int, decision: dict[str, Any]) -> list[str]:
+    def decision_lines(self, view: dict[str, Any], seat: int, decision: dict[str, Any],
+                       names: list[str]) -> list[str]:
         return []
 
     def sentence(self, event: Event, names: list[str], reader: Viewer) -> str | None:

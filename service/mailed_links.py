@@ -8,6 +8,7 @@ import hmac
 from typing import Any
 
 from engine.core import Move
+from engine.presentation import presentation_of
 from service import deadlines, games
 from service.links import Links
 from service.store import dumps
@@ -17,6 +18,7 @@ ACT_PAGE = "/act"
 SEAT_PURPOSE, SEAT_PAGE = "seat", "/seat"
 UNSUBSCRIBE_PURPOSE = "unsubscribe"
 STEP_OUT: Move = {"type": "step_out"}
+EVERY_ANSWER_MOST = 16  # a game without mails of its own gets a link per legal move up to this many
 
 
 def seat_key(entry: dict[str, Any]) -> str | None:
@@ -45,15 +47,18 @@ def one_click(links: Links, table: games.Table, seat: int) -> list[dict[str, Any
 
 
 def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
-    """(label, move) for the answers most players want: in an auction, step out or raise by the step;
-    always the default a deadline would play. None unless the game runs and the seat is to decide."""
+    """(label, move) for the answers most players want: for a game with the plain mails, each legal move
+    (when they are few); in an auction, step out or raise by the step; always the default a deadline
+    would play. None unless the game runs and the seat is to decide."""
     decision = table.decision_of(seat)
     if table.status != games.RUNNING or decision is None:
         return []
     game = table.game
     legal = game.legal_moves(table.state, seat)
     answers: list[tuple[str, Move]] = []
-    if decision["kind"] == "bid":
+    if not presentation_of(game).own_pages and len(legal) <= EVERY_ANSWER_MOST:
+        answers = [(game.describe(move), move) for move in legal]  # a hand of cards: a link per card
+    elif decision["kind"] == "bid":
         if STEP_OUT in legal:
             answers.append((game.describe(STEP_OUT), STEP_OUT))
         bids = [move for move in legal if move["type"] == "bid"]

@@ -295,3 +295,64 @@ def _talk(gen, game_id: str, spectator, seats: dict) -> None:
         assert all(isinstance(message, m.MessageOut) for message in page.messages)
     resumed = _ok(gen.list_messages.sync_detailed(game_id, client=spectator, after=1), 200, m.MessagePageOut)
     assert resumed.messages == [] and resumed.next_after == 2
+
+
+@pytest.fixture
+def goofspiel_api(generated, redis_url):
+    from tests.conftest import make_app
+    with ExitStack() as stack:
+        yield Api(generated, make_app(redis_url, GAMES=["princes-of-florence", "goofspiel"]), stack)
+
+
+def test_the_generated_client_plays_a_whole_goofspiel_game_with_typed_bids(generated, goofspiel_api):
+    """Goofspiel through the same generated package: its options, its view, its bid (GoofspielBid, a class
+    of its own beside Florence's bid) and its result are typed; a seat sees its own bid alone."""
+    gen, m, api = generated, generated.m, goofspiel_api
+    spectator = api.anonymous()
+    body = m.GameIn(game=m.GameInGame.GOOFSPIEL, seed=SEED, seats=[m.SeatIn(name=name) for name in ("Ann", "Bea", "Cy")],
+                    options=m.GoofspielOptions(cards=5, ties=m.GoofspielOptionsTies.CARRY))
+    created = _ok(gen.create_game.sync_detailed(client=spectator, body=body), 201, m.CreatedOut)
+    game_id = created.game.id
+    seats = {entry.seat: api.bearer(entry.token) for entry in created.tokens.seats}
+    _ok(gen.start_game.sync_detailed(game_id, client=api.bearer(created.tokens.host)), 200, m.GameOut)
+    rng = random.Random(SEED)
+    bids = 0
+    while True:
+        game = _ok(gen.get_game.sync_detailed(game_id, client=spectator), 200, m.GameOut)
+        view = game.view
+        assert isinstance(view, m.GoofspielView), type(view)
+        assert all(isinstance(p.private, gen.Unset) for p in view.players), "a spectator sees no bid"
+        if game.status == m.GameOutStatus.FINISHED:
+            break
+        assert bids < 100, "the game did not end"
+        for decision in game.pending:
+            mine = seats[decision.seat]
+            legal = _ok(gen.list_legal_moves.sync_detailed(game_id, client=mine), 200, m.LegalMovesOut)
+            assert legal.moves and all(isinstance(listed.move, m.GoofspielBid) for listed in legal.moves)
+            hand = _ok(gen.get_game.sync_detailed(game_id, client=mine), 200, m.GameOut).view.players[decision.seat].hand
+            assert sorted(listed.move.card for listed in legal.moves) == sorted(hand)
+            if bids == 0:  # a card not in the hand: refused with the rules' code, typed
+                played = max(set(range(1, 6)) - set(hand), default=None)
+                wrong = m.GoofspielBid(type_=m.GoofspielBidType.BID, card=played or 13)
+                _problem(gen, gen.submit_move.sync_detailed(game_id, client=mine,
+                                                            body=m.MoveIn(move=wrong, version=legal.version)),
+                         422, "not_in_hand")
+            choice = rng.choice(legal.moves)
+            answer = _ok(gen.submit_move.sync_detailed(game_id, client=mine,
+                                                       body=m.MoveIn(move=choice.move, version=legal.version)),
+                         200, m.MoveOut)
+            assert answer.label == f"Bid {choice.move.card}"
+            bids += 1
+            own = _ok(gen.get_game.sync_detailed(game_id, client=mine), 200, m.GameOut).view
+            others = [p for p in own.players if p.seat != decision.seat]
+            assert all(isinstance(p.private, gen.Unset) for p in others), "nobody else's bid"
+            if own.phase == m.GoofspielViewPhase.BIDDING and own.round_ == view.round_:
+                assert own.players[decision.seat].private.bid == choice.move.card, "its own bid, until the reveal"
+                again = gen.submit_move.sync_detailed(game_id, client=mine,
+                                                      body=m.MoveIn(move=choice.move, version=answer.version))
+                _problem(gen, again, 422, "already_bid")
+    assert bids == 4 * 3, "the last round plays itself"
+    assert isinstance(game.result, m.GoofspielResult) and len(view.history) == 5
+    assert all(len(entry.bids) == 3 for entry in view.history)
+    ranks = {score.seat: score.rank for score in game.result.scores}
+    assert sorted(game.result.winners) == [seat for seat, rank in ranks.items() if rank == 1]

@@ -74,12 +74,14 @@ def toy(app, client):
     return created["game"]["id"], seat_tokens(created)
 
 
-def test_the_toy_pick_offers_the_default_with_a_seat_page(app, toy):
+def test_the_toy_pick_offers_each_legal_move_the_default_marked_with_a_seat_page(app, toy):
+    """A game with the plain mails gets a link per legal move, when they are few."""
     game_id, _ = toy
     links = _answers(app, game_id, 0)
     assert links["seat"].startswith("http://127.0.0.1:8000/seat?t=")
     assert [(a["label"], a["move"]) for a in links["one_click"]] == [
-        ("Take the default: pick 1", {"type": "pick", "value": 1})]
+        ("pick 1 (the default)", {"type": "pick", "value": 1}), ("pick 2", {"type": "pick", "value": 2}),
+        ("pick 3", {"type": "pick", "value": 3})]
     assert links["one_click"][0]["url"].startswith("http://127.0.0.1:8000/act?t=")
     payload = _links(app).open("act", _token(links["one_click"][0]["url"]), 60)
     decision = _table(app, game_id).decision_of(0)
@@ -195,7 +197,7 @@ def test_a_stale_link_shows_the_current_situation_and_plays_nothing(app, client,
     assert stale.status_code == 409 and b"This decision has moved on" in stale.data
     assert _log(app, game_id) == before
     assert _table(app, game_id).decision_of(0)["kind"] == "add"
-    assert b"Take the default: add 1" in stale.data and b"/act?t=" in stale.data, "with fresh answers"
+    assert b"add 1 (the default)" in stale.data and b"/act?t=" in stale.data, "with fresh answers"
     fresh = _token(_answers(app, game_id, 0)["one_click"][0]["url"])
     assert client.post("/act", data={"t": fresh}).status_code == 200
     assert _log(app, game_id)[-1]["move"] == {"type": "add", "amount": 1}

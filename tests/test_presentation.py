@@ -24,7 +24,7 @@ class ToyBoard:
     def board_facts(self, view, viewer, names):
         return {"scores": [f"{names[p['seat']]} {p['score']}" for p in view["players"]]}
 
-    def decision_lines(self, view, seat, decision):
+    def decision_lines(self, view, seat, decision, names):
         return [f"Your score is {view['players'][seat]['score']}."]
 
 
@@ -38,7 +38,7 @@ register(ToyShown())
 
 def test_a_game_without_a_presentation_gets_the_plain_one():
     shown = presentation_of(TOY)
-    assert not shown.own_pages and shown.board is None and shown.decision_lines({}, 0, {}) == []
+    assert not shown.own_pages and shown.board is None and shown.decision_lines({}, 0, {}, []) == []
     assert sentence(TOY, {"type": "added", "seat": 1, "amount": 2}, ["Ann", "Bea", "Cy"], None) == "Bea: added (amount 2)"
     assert [field["name"] for field in option_fields(TOY)] == ["turns", "bidding", "auction_pass"]
     assert options_from_form(TOY, {"turns": "3", "auction_pass": "true"}, "") == {"turns": 3, "auction_pass": True}

@@ -11,7 +11,7 @@ from tests.web_client import path, table
 
 def test_the_confirm_page_says_when_the_decision_is_due(app, client):
     game_id = new_game(client)["game"]["id"]
-    [answer] = answer_links(app.extensions["palazzo.links"], table(app, game_id), 0)["one_click"]
+    answer = answer_links(app.extensions["palazzo.links"], table(app, game_id), 0)["one_click"][0]
     page = client.get(path(answer["url"]))
     due = deadlines.parse(table(app, game_id).decision_of(0)["deadline_at"])
     assert page.status_code == 200

@@ -174,8 +174,8 @@ def _new_decisions(store: Store, table: games.Table, now):
 
 
 def _plain(store: Store, table: games.Table) -> int:
-    """The plain decision mail of each seat with a new decision (`service.mail.plain`); sent at once,
-    whatever the seat's rhythm."""
+    """The plain decision mail of each seat with a new decision (`service.mail.plain`), sent at once
+    whatever the seat's rhythm, and the end of the game to each seat that takes mail to everyone."""
     frame = seats.frame(table, context.config().mail.domain)
     sent = 0
     now = deadlines.now()
@@ -184,6 +184,11 @@ def _plain(store: Store, table: games.Table) -> int:
                                     _links(table, seat), now, table.game.default_move(table.state, seat),
                                     reply_of(table, seat)))
         sent += 1
+    for seat in range(len(table.meta["seats"])) if table.status == games.FINISHED else ():
+        to = seats.recipient(store, table, seat, everyone=True)
+        if to is not None and _claim(store, table.id, f"over:{seat}"):
+            _send(store, plain.game_over(table.game, table.game.view(table.state, seat), frame, to, _links(table, seat)))
+            sent += 1
     return sent
 
 

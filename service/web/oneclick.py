@@ -16,6 +16,7 @@ from typing import Any
 from flask import Response, request, url_for
 
 from engine.core import Move
+from engine.presentation import presentation_of, said
 from service import deadlines, games, playing, web
 from service.links import Links
 from service.mailed_links import ACT, ACT_PAGE, choice, common_answers, one_click
@@ -170,10 +171,15 @@ def _decision(table: games.Table, seat: int, view: dict[str, Any], names: list[s
     decision = table.decision_of(seat)
     if table.status != games.RUNNING or decision is None:
         return None
+    due = tableau.due(decision["deadline_at"], tableau.time_zone(web.store(), table, seat))
+    shown = presentation_of(table.game)
+    if not shown.own_pages:  # a game with the plain mails: its own decision lines say the rest
+        lines = [f"Your move: {said(table.game, decision['kind'])}.", *shown.decision_lines(view, seat, decision, names)]
+        return {"words": " ".join(lines), "due": due, "lot": None}
     lot = (view.get("auction") or {}).get("lot") if decision["kind"] == "bid" else None
     return {
         "words": phrases.pending(tableau.asked(view, decision), view),
-        "due": tableau.due(decision["deadline_at"], tableau.time_zone(web.store(), table, seat)),
+        "due": due,
         "lot": {"item": phrases.name(lot["item"]), "bid": lot["bid"], "leader": names[lot["leader"]]} if lot else None,
     }
 

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
-from engine.presentation import presentation_of
+from engine.presentation import presentation_of, sentence
 from engine.typed import whole_number
 from service import games, leaving, messages, playing
 from service.games import Table
@@ -89,7 +89,7 @@ def board_of(table: Table, view: dict[str, Any], viewer: int | None) -> dict[str
     shown = presentation_of(table.game)
     if not shown.board:
         return None
-    return {"template": f"games/{table.game.name}/{shown.board}",
+    return {"template": f"games/{table.game.name}/{shown.board}", "moves": shown.board_moves,
             "facts": shown.board_facts(view, viewer, tableau.names_of(table))}
 
 
@@ -162,5 +162,12 @@ def log(game_id: str) -> Response:
     total = web_store().feed_length(table.id)
     entries, _, _ = games.events_for(web_store(), table.id, reader, 0, max(total, 1))
     return render("log.html", game_id=table.id, title=games.title_of(table),
-                  lines=story.lines(entries, tableau.names_of(table), reader),
-                  reader=reader)
+                  lines=log_lines(table, entries, tableau.names_of(table), reader), reader=reader)
+
+
+def log_lines(table: Table, entries: list[dict[str, Any]], names: list[str], reader: int | None) -> list[dict[str, Any]]:
+    """Feed entries as {seq, version, at, text}, each told in the game's own sentences (`engine.presentation`)."""
+    if presentation_of(table.game).own_pages:
+        return story.lines(entries, names, reader)
+    return [{**{key: entry.get(key) for key in ("seq", "version", "at")},
+             "text": sentence(table.game, entry.get("event") or {}, names, reader)} for entry in entries]
