@@ -13,11 +13,6 @@ ROOT = Path(__file__).resolve().parent.parent
 AGNOSTIC = {"engine", "engine.core", "engine.presentation", "engine.bots", "engine.typed", "engine.quoting"}
 REGISTRY = "service/served.py"
 GAME_PACKAGES = {path.parent.name for path in (ROOT / "engine").glob("*/__init__.py")} - {"bots"}
-NOT_YET_MOVED = {  # Princes of Florence's presentation still in the service, to move into engine/pof
-    "service/phrases.py", "service/mail/render.py", "service/web/decision_forms.py",
-    "service/web/placing.py", "service/web/principality.py", "service/story.py", "service/web/tableau.py",
-    "service/words.py", "service/yard_svg.py",
-}
 
 
 def _imported(source: str) -> set[str]:
@@ -50,8 +45,7 @@ def _modules(*folders: str):
 
 def test_no_service_or_worker_module_imports_a_game_package_but_the_registry():
     naming = {path for path, source in _modules("service", "workers") if game_imports(source)} - {REGISTRY}
-    assert naming <= NOT_YET_MOVED, f"these name a game package, ask engine.presentation: {naming - NOT_YET_MOVED}"
-    assert NOT_YET_MOVED <= naming, f"moved already, take them off NOT_YET_MOVED: {NOT_YET_MOVED - naming}"
+    assert not naming, f"these name a game package, ask engine.presentation: {naming}"
 
 
 def test_the_check_catches_every_way_of_importing_a_game():

@@ -38,7 +38,7 @@ register(ToyShown())
 
 def test_a_game_without_a_presentation_gets_the_plain_one():
     shown = presentation_of(TOY)
-    assert not shown.own_pages and shown.board is None and shown.decision_lines({}, 0, {}) == []
+    assert shown.seat_page is None and shown.mails is None and shown.board is None and shown.decision_lines({}, 0, {}) == []
     assert sentence(TOY, {"type": "added", "seat": 1, "amount": 2}, ["Ann", "Bea", "Cy"], None) == "Bea: added (amount 2)"
     assert [field["name"] for field in option_fields(TOY)] == ["turns", "bidding", "auction_pass"]
     assert options_from_form(TOY, {"turns": "3", "auction_pass": "true"}, "") == {"turns": 3, "auction_pass": True}
@@ -46,7 +46,7 @@ def test_a_game_without_a_presentation_gets_the_plain_one():
 
 def test_a_part_a_game_leaves_out_is_the_plain_one():
     shown = presentation_of(ToyShown())
-    assert shown.board == "board.html" and shown.own_pages is False and shown.picture({}, None) is None
+    assert shown.board == "board.html" and shown.watch_page is None and shown.picture({}, None) is None
 
 
 def test_a_game_without_mails_of_its_own_gets_a_plain_decision_mail(redis_url, workers):

@@ -227,7 +227,7 @@ def test_no_mail_label_answer_or_sentence_of_whole_games_shows_a_raw_id(seats, o
         move = choose_move(rng.choice(["random", "greedy"]), GAME, state, seat, rng)
         before, (state, events) = state, GAME.apply(state, seat, move)
         for reader in [None, *range(seats)]:
-            shown += [story.told(redact(event, reader), SEATS, reader) for event in events]
+            shown += [story.told(GAME, redact(event, reader), SEATS, reader) for event in events]
         if before["round"] != state["round"] or GAME.result(state):
             for reader in (None, seat):
                 to = render.Recipient("x@example.org", "Host" if reader is None else SEATS[reader], reader)

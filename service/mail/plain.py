@@ -1,4 +1,4 @@
-"""The decision mail of a game that brings no mails of its own (`engine.presentation`: not `own_pages`):
+"""The decision mail of a game that brings no mails of its own (`engine.presentation`: no `mails`):
 who must decide what and by when, in the game's words, the game's own lines if it has some, the
 default a deadline plays, its one-click answers and the seat's link. Written from the seat's own view."""
 from __future__ import annotations

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response, redirect, url_for
 
 from service import player_games, preferences
-from service import words
+from engine.presentation import listing
 from service.web import access, session, tableau
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -51,7 +51,7 @@ def _outcome(item: dict[str, Any]) -> str | None:
     result = item["result"]
     if result is None:
         return None
-    winners = words.listing(result["winners"]) if result["winners"] else None
+    winners = listing(result["winners"]) if result["winners"] else None
     won = f"{winners} {'won' if len(result['winners']) == 1 else 'shared the win'}" if winners else None
     if result["rank"] is None:
         return f"{won}." if won else None

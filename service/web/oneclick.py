@@ -16,10 +16,10 @@ from typing import Any
 from flask import Response, request, url_for
 
 from engine.core import Move
+from engine.presentation import asking, said
 from service import deadlines, games, playing, web
 from service.links import Links
 from service.mailed_links import ACT, ACT_PAGE, choice, common_answers, one_click
-from service import phrases
 from service.problems import Problem
 from service.web import tableau
 from service.web.pages import blueprint, render
@@ -172,9 +172,9 @@ def _decision(table: games.Table, seat: int, view: dict[str, Any], names: list[s
         return None
     lot = (view.get("auction") or {}).get("lot") if decision["kind"] == "bid" else None
     return {
-        "words": phrases.pending(tableau.asked(view, decision), view),
+        "words": asking(table.game, view, decision),
         "due": tableau.due(decision["deadline_at"], tableau.time_zone(web.store(), table, seat)),
-        "lot": {"item": phrases.name(lot["item"]), "bid": lot["bid"], "leader": names[lot["leader"]]} if lot else None,
+        "lot": {"item": said(table.game, lot["item"]), "bid": lot["bid"], "leader": names[lot["leader"]]} if lot else None,
     }
 
 
