@@ -35,7 +35,11 @@ A game offers it as a ``presentation`` attribute (read by `presentation_of`), an
   writes (the page says so, 400, rather than guess); by default none.
 - ``mails``: a game whose mails the service writes with its full mail kinds (each decision, its
   reminders, a welcome, round results, the final scores) gives the object that makes their facts
-  (see `Mails`); without it, the plain decision mail (`service/mail/plain.py`).
+  (see `Mails`); without it, the plain decision mail (`service/mail/plain.py`). Such a game ships,
+  under ``templates``/mail, the mails that are all its own (``welcome``, ``round_result``,
+  ``game_over``, .txt and .html) and ``_mail.txt``/``_mail.html``, the macros the service's mails
+  import for what only the game says: ``ask(f)`` and ``facts(f)`` of a decision, ``board(f)`` (html),
+  ``where(standing)`` and ``means(standing)`` in the answer to a reply, ``round(r)`` in the digest.
 
 The create page takes the game's options from ``schemas["options"]`` (`option_fields`, then
 `options_from_form` reads a submitted form back into options), so a game with a schema needs nothing

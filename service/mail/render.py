@@ -279,12 +279,15 @@ def _waiting(view: dict[str, Any], pending: dict[str, Any] | None, to: Recipient
 
 
 def frame(table: Table, to: Recipient, links: MailLinks, game: Game | None = None) -> dict[str, Any]:
-    """What every game mail shows around its facts: the reader's name and the links, a one-click link
-    without a label named by its move in the words of `game` (by default the table's)."""
-    describe = (game or get_game(table.game)).describe if links.get("one_click") else None
+    """What every game mail shows around its facts: the reader's name and the links (a one-click link
+    without a label named by its move in the words of `game`, by default the table's), and the
+    folder of the game's mail partials (`templates`, imported as `own` for what only it says)."""
+    name = game.name if game else table.game
+    describe = get_game(name).describe if links.get("one_click") else None
     one_click = [{"label": link.get("label") or describe(link["move"]), "url": link["url"]}
                  for link in links.get("one_click", [])]
     return {"name": to.name, "game_id": table.game_id, "title": table.title, "one_click": one_click,
+            "templates": f"games/{name}/mail" if name else None,
             "seat_url": links.get("seat"), "unsubscribe": links.get("unsubscribe")}
 
 
@@ -439,7 +442,7 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
     game = _check(view)
     facts = {
         **frame(table, to, links, game),
-        **_mails(game).standing(view, to.seat),
+        "standing": _mails(game).standing(view, to.seat),
         "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [], "unsaid": [],
                     "vacation": None, **outcome},
         "situation": _waiting(view, pending, to, now),
@@ -481,7 +484,7 @@ def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | No
     standing = _mails(game).standing(view, to.seat)  # refused from any view but the seat's own
     started = bool(misses["standin"]) and misses["standin_since"] == timed_out["at"]
     following = None if with_decision else _waiting(view, pending, to, now)
-    facts = {**frame(table, to, {key: value for key, value in links.items() if key != "one_click"}, game), **standing,
+    facts = {**frame(table, to, {key: value for key, value in links.items() if key != "one_click"}, game), "standing": standing,
              "asked": said(game, timed_out["kind"]) if timed_out.get("kind") else "",
              "when": phrases.clock(deadlines.parse(timed_out["at"]), to.time_zone), "by": timed_out["by"],
              "label": label, "started": started, "next": following, "with_decision": with_decision,
