@@ -25,7 +25,8 @@ from engine.pof.presentation import yard_svg  # noqa: E402
 from service import story  # noqa: E402
 
 BASE = "https://palazzo.example"
-YARD = render._TEMPLATES.get_template("games/princes-of-florence/mail/_yard.html").module  # the mail's macro that lays out the table
+# the mail's macro that lays out the table
+YARD = render._TEMPLATES.get_template("games/princes-of-florence/mail/_yard.html").module
 
 
 def mails(games: int) -> list[tuple[int, int, int, int]]:

@@ -9,7 +9,8 @@ SVG or HTML, and Jinja partials shipped as package data (never a Flask, Jinja or
 A game offers it as a ``presentation`` attribute (read by `presentation_of`), any object with some of:
 
 - ``words(thing)`` lives on the game itself (`engine.core.word`): the name of each of its ids.
-- ``title``: the game's name as people read it ("Princes of Florence"); by default its registered name.
+- ``title``: the game's name as people read it ("Princes of Florence"); by default its word for its
+  registered name (`said`), else that name.
 - ``templates``: the folder, inside the game's package, of its Jinja partials; the service's web and
   mail environments find them as ``games/<game name>/<file>``.
 - ``board``: the partial (in ``templates``) drawing the seat and watch pages' board, given
@@ -168,8 +169,8 @@ class _Filled:
 
 
 def title_of(game: Game) -> str:
-    """The game's name as people read it."""
-    return presentation_of(game).title or game.name
+    """The game's name as people read it: its presentation's title, else its word for its own id."""
+    return presentation_of(game).title or said(game, game.name)
 
 
 def said(game: Game, thing: str) -> str:

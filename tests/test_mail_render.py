@@ -264,7 +264,7 @@ def test_sign_in_and_invitation_mails_carry_the_link_in_text_and_html():
     assert f'href="{url.replace("&", "&amp;")}"' in mail.html
     assert set(mail.headers) == {"Message-ID"}
     invite = render.invitation("bea@example.org", NAMES[1], 1, "g1", url, "eyJl.abc", "palazzo.example",
-                               title="Ann's game")
+                               title="Ann's game", played="Princes of Florence")
     assert invite.subject == "You have a seat in “Ann's game” · Palazzo"
     assert invite.text.startswith("You have been given seat 2 in “Ann's game”, a game of Princes of Florence")
     assert "seat 2 in “Ann&#39;s game”" in invite.html and "Game id: g1" in invite.text
@@ -278,7 +278,7 @@ def test_an_invitation_carries_only_our_words_and_the_title():
     as one is not used)."""
     typed = "Cheap watches at http://spam.example"
     invite = render.invitation("bea@example.org", typed, 0, "g1", "https://palazzo.example/sign-in?link=x", "x",
-                               "palazzo.example", title="Friday game")
+                               "palazzo.example", title="Friday game", played="Princes of Florence")
     assert "spam.example" not in invite.text + invite.html + invite.subject
     assert "Cheap watches" not in invite.text + invite.html + invite.subject
     assert "“Friday game”" in invite.subject + invite.text
@@ -293,7 +293,7 @@ def test_a_subject_stays_one_line_whatever_a_title_holds():
     mail = render.round_result(GAME.view(state, 0), table, to, {}, finished=1)
     assert mail.subject == "Round 1 is over · Ann  Bcc: all@example.org"
     invite = render.invitation("bea@example.org", "B", 1, "g1", "https://p.example/x", "x", "p.example",
-                               title="A\nBcc: b@example.org")
+                               title="A\nBcc: b@example.org", played="Princes of Florence")
     assert "\n" not in invite.subject and "\r" not in invite.subject
 
 

@@ -48,6 +48,22 @@ def test_no_service_or_worker_module_imports_a_game_package_but_the_registry():
     assert not naming, f"these name a game package, ask engine.presentation: {naming}"
 
 
+def _game_names() -> set[str]:
+    """Every served game's registered name and title, as a page or mail would say it."""
+    from engine.presentation import title_of
+    from service.served import PACKAGES, served_games
+    return {name.lower() for name in PACKAGES} | {title_of(game).lower() for game in served_games(list(PACKAGES))}
+
+
+def test_no_service_or_worker_file_names_a_game_but_the_registry():
+    """Nor its code, its docstrings or its templates: what a page or mail says of a game comes from it."""
+    files = [path for folder in ("service", "workers") for path in sorted((ROOT / folder).rglob("*"))
+             if path.suffix in (".py", ".html", ".txt", ".js") and path.relative_to(ROOT).as_posix() != REGISTRY]
+    naming = {path.relative_to(ROOT).as_posix(): found for path in files
+              if (found := {name for name in _game_names() if name in path.read_text().lower()})}
+    assert not naming, f"these name a game, ask engine.presentation: {naming}"
+
+
 def test_the_check_catches_every_way_of_importing_a_game():
     for source in ("import engine.pof", "from engine.pof.data import ECONOMY", "from engine import pof",
                    "import engine.pof.words as w", "def f():\n    from engine.pof import scoring\n"):

@@ -38,7 +38,8 @@ register(ToyShown())
 
 def test_a_game_without_a_presentation_gets_the_plain_one():
     shown = presentation_of(TOY)
-    assert shown.seat_page is None and shown.mails is None and shown.board is None and shown.decision_lines({}, 0, {}) == []
+    assert shown.seat_page is None and shown.mails is None and shown.board is None
+    assert shown.decision_lines({}, 0, {}) == []
     assert sentence(TOY, {"type": "added", "seat": 1, "amount": 2}, ["Ann", "Bea", "Cy"], None) == "Bea: added (amount 2)"
     assert [field["name"] for field in option_fields(TOY)] == ["turns", "bidding", "auction_pass"]
     assert options_from_form(TOY, {"turns": "3", "auction_pass": "true"}, "") == {"turns": 3, "auction_pass": True}

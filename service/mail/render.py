@@ -183,8 +183,7 @@ def _round_facts(view: dict[str, Any], table: Table, to: Recipient, links: MailL
 
 
 def game_over(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
-    """The final scores from the game's result (for Princes of Florence: ranks, prestige, cash and what
-    each prestige card scored)."""
+    """The final scores from the game's result, as the game's mails tell them (`Mails.game_over`)."""
     game = _check(view)
     facts = {**frame(table, to, links, game), **_mails(game).game_over(view, table.names)}
     return game_mail("game_over", facts["summary"], facts, table, to, links, template=_own_template(view, "game_over"))
@@ -196,11 +195,12 @@ def sign_in(to: str, url: str, signed: str, domain: str) -> Mail:
 
 
 def invitation(to: str, name: str, seat: int, game_id: str, url: str, signed: str, domain: str, *,
-               title: str) -> Mail:
+               title: str, played: str) -> Mail:
     """A seated player's way in: the seat is his once he opens the link. Of what the creator typed it
-    shows the game's title alone (`service.titles`: one line, nothing a mail program makes a link of)."""
+    shows the game's title alone (`service.titles`: one line, nothing a mail program makes a link of);
+    `played` is what people call the game it plays (`games.game_words`)."""
     shown = titles.one_line(title)
-    facts = {"url": url, "signed": signed, "seat": seat, "game_id": game_id, "title": shown}
+    facts = {"url": url, "signed": signed, "seat": seat, "game_id": game_id, "title": shown, "played": played}
     return _account_mail("invitation", f"You have a seat in “{shown}” · Palazzo", to, facts, domain, game_id)
 
 
@@ -269,7 +269,8 @@ def _own_template(view: dict[str, Any], kind: str) -> str:
     return f"games/{view['game']}/mail/{kind}"
 
 
-def _waiting(view: dict[str, Any], pending: dict[str, Any] | None, to: Recipient, now: datetime) -> dict[str, str] | None:
+def _waiting(view: dict[str, Any], pending: dict[str, Any] | None, to: Recipient,
+             now: datetime) -> dict[str, str] | None:
     """The reader's own decision, if one waits with a deadline: what it asks, by when (in his zone), how soon."""
     if pending is None or not pending.get("deadline_at"):
         return None
@@ -405,7 +406,7 @@ def remade(mail: Mail, parts: list[Part], domain: str) -> Mail | None:
 def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
                     links: MailLinks, now: datetime, default_move: Move | None) -> dict[str, Any]:
     """The facts of a decision mail: the decision in words, the deadline, the default, and the game's
-    own facts (for Princes of Florence the reader's means, the lot, his principality)."""
+    own facts (`Mails.decision`: what the reader has, his board)."""
     game = _check(view)
     if pending["seat"] != to.seat:
         raise ValueError(f"seat {pending['seat']}'s decision mailed to seat {to.seat}")
@@ -484,7 +485,8 @@ def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | No
     standing = _mails(game).standing(view, to.seat)  # refused from any view but the seat's own
     started = bool(misses["standin"]) and misses["standin_since"] == timed_out["at"]
     following = None if with_decision else _waiting(view, pending, to, now)
-    facts = {**frame(table, to, {key: value for key, value in links.items() if key != "one_click"}, game), "standing": standing,
+    facts = {**frame(table, to, {key: value for key, value in links.items() if key != "one_click"}, game),
+             "standing": standing,
              "asked": said(game, timed_out["kind"]) if timed_out.get("kind") else "",
              "when": phrases.clock(deadlines.parse(timed_out["at"]), to.time_zone), "by": timed_out["by"],
              "label": label, "started": started, "next": following, "with_decision": with_decision,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, redirect, url_for
+from flask import Response, current_app, redirect, url_for
 
+from engine.presentation import listing, title_of
 from service import player_games, preferences
-from engine.presentation import listing
 from service.web import access, session, tableau
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -19,7 +19,8 @@ bp = blueprint("home_page", __name__)
 def home() -> Response:
     visitor = session.current()
     if not visitor.signed_in:
-        return render("home.html", games=[], flash=[], zone="UTC")
+        played = listing([title_of(game) for game in current_app.extensions["palazzo.games"]])
+        return render("home.html", games=[], flash=[], zone="UTC", played=played)
     zone = preferences.read(web_store(), visitor.email)["time_zone"] if visitor.email else "UTC"
     return render("home.html", games=games_of(visitor, zone), flash=session.take_flash(), zone=zone)
 

@@ -174,7 +174,8 @@ def _decision(table: games.Table, seat: int, view: dict[str, Any], names: list[s
     return {
         "words": asking(table.game, view, decision),
         "due": tableau.due(decision["deadline_at"], tableau.time_zone(web.store(), table, seat)),
-        "lot": {"item": said(table.game, lot["item"]), "bid": lot["bid"], "leader": names[lot["leader"]]} if lot else None,
+        "lot": {"item": said(table.game, lot["item"]), "bid": lot["bid"], "leader": names[lot["leader"]]}
+        if lot else None,
     }
 
 

@@ -1,7 +1,7 @@
 """The table as one reader sees it: its header, the decisions it waits for, who is away, the log, and
-what the game draws of its table (`board_facts` of its presentation: for Princes of Florence the
-round, the auction, every principality, the scores). A game's own seat and spectator pages are both
-drawn from this, with `reader` the seat or None.
+what the game draws of its table (`board_facts` of its presentation: its round, its board, every
+seat's figures, the scores). A game's own seat and spectator pages are both drawn from this, with
+`reader` the seat or None.
 
 It reads `game.view(state, reader)` and the feed redacted for the reader, nothing else of the game,
 so what a page shows is what the API would show the same reader.
