@@ -32,6 +32,9 @@ A game offers it as a ``presentation`` attribute (read by `presentation_of`), an
   ``seat_page``, the forms of its seat's `decision` (None when none waits) and whatever else the page
   posts (Princes of Florence's standing orders): a dict merged into the page's context. `args` is the
   page's query (name -> its values), `href(**step)` the page's address with a preview's steps in it.
+- ``answers(decision, legal)``: ``[(label, move)]``, the answers to a decision most players want, among
+  its `legal` moves, offered as one-click links in mails (the default a deadline plays is always
+  offered besides); by default none.
 - ``unreadable(args)``: the steps of a preview in the seat page's query that no link of the game's
   writes (the page says so, 400, rather than guess); by default none.
 - ``mails``: a game whose mails the service writes with its full mail kinds (each decision, its
@@ -51,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from engine.core import Event, Game, Viewer, word
+from engine.core import Event, Game, Move, Viewer, word
 
 
 class Presentation(Protocol):
@@ -86,6 +89,9 @@ class Presentation(Protocol):
 
     def unreadable(self, args: Mapping[str, str]) -> list[str]:
         """The steps in a seat page's query that no link of the game writes."""
+
+    def answers(self, decision: dict[str, Any], legal: list[Move]) -> list[tuple[str, Move]]:
+        """The answers most players want to the decision, as (label, move), among its legal moves."""
 
 
 class Mails(Protocol):
@@ -146,6 +152,9 @@ class Plain:
         return {}
 
     def unreadable(self, args: Mapping[str, str]) -> list[str]:
+        return []
+
+    def answers(self, decision: dict[str, Any], legal: list[Move]) -> list[tuple[str, Move]]:
         return []
 
 

@@ -8,6 +8,7 @@ import hmac
 from typing import Any
 
 from engine.core import Move
+from engine.presentation import presentation_of
 from service import deadlines, games
 from service.links import Links
 from service.store import dumps
@@ -16,7 +17,6 @@ ACT = "act"  # the link's purpose: the signature's salt, so no other link opens 
 ACT_PAGE = "/act"
 SEAT_PURPOSE, SEAT_PAGE = "seat", "/seat"
 UNSUBSCRIBE_PURPOSE = "unsubscribe"
-STEP_OUT: Move = {"type": "step_out"}
 
 
 def seat_key(entry: dict[str, Any]) -> str | None:
@@ -45,21 +45,14 @@ def one_click(links: Links, table: games.Table, seat: int) -> list[dict[str, Any
 
 
 def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
-    """(label, move) for the answers most players want: in an auction, step out or raise by the step;
-    always the default a deadline would play. None unless the game runs and the seat is to decide."""
+    """(label, move) for the answers most players want: the game's own (`engine.presentation`'s
+    `answers`: in an auction, say, step out or raise by the step) and always the
+    default a deadline would play. None unless the game runs and the seat is to decide."""
     decision = table.decision_of(seat)
     if table.status != games.RUNNING or decision is None:
         return []
     game = table.game
-    legal = game.legal_moves(table.state, seat)
-    answers: list[tuple[str, Move]] = []
-    if decision["kind"] == "bid":
-        if STEP_OUT in legal:
-            answers.append((game.describe(STEP_OUT), STEP_OUT))
-        bids = [move for move in legal if move["type"] == "bid"]
-        if bids:
-            step = min(bids, key=lambda move: move["amount"])
-            answers.append((f"{game.describe(step)} (raise by the step)", step))
+    answers = presentation_of(game).answers(decision, game.legal_moves(table.state, seat))
     default = game.default_move(table.state, seat)
     labelled = [(f"{label} (the default)" if move == default else label, move) for label, move in answers]
     if default not in [move for _, move in answers]:

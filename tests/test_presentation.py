@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from engine.core import register
-from engine.presentation import option_fields, options_from_form, presentation_of, sentence
+from engine.presentation import (asked, asking, listing, option_fields, options_from_form, presentation_of, seat_namer,
+                                 sentence, title_of)
 from tests.conftest import SECRET, make_app, new_game, wait_for
 from tests.mail_games import mails
 from tests.toy_game import GAME as TOY
@@ -79,3 +80,27 @@ def test_the_create_page_offers_each_served_game_with_its_options(client):
     toy = client.get("/new?game=toy-count").get_data(as_text=True)
     assert "A new game of toy-count" in toy and 'name="turns"' in toy and 'value="toy-count"' in toy
     assert 'name="bidding"' in toy and SECRET not in toy
+
+
+def test_what_a_decision_asks_and_the_answers_offered_come_from_the_game():
+    """A game that says nothing of its decisions gets the generic sentence and only the default as a
+    one-click answer; Princes of Florence says what its auction asks and offers stepping out and the
+    smallest raise."""
+    from engine import get_game
+    import engine.pof  # noqa: F401  (registers it)
+    assert asking(TOY, {"pending": []}, {"seat": 0, "kind": "pick"}) == "You have a decision to make: pick."
+    assert presentation_of(TOY).answers({"seat": 0, "kind": "pick"}, [{"type": "pick", "n": 1}]) == []
+    pof = get_game("princes-of-florence")
+    bids = [{"type": "step_out"}, {"type": "bid", "amount": 400}, {"type": "bid", "amount": 300}]
+    assert [move for _, move in presentation_of(pof).answers({"seat": 1, "kind": "bid"}, bids)] == bids[:1] + bids[2:]
+    assert presentation_of(pof).answers({"seat": 1, "kind": "action"}, bids) == []
+    assert asking(pof, {"pending": []}, {"seat": 1, "kind": "bid"}) == "Raise the bid or step out of the auction."
+
+
+def test_a_decision_is_asked_with_what_the_seats_own_view_adds():
+    view = {"pending": [{"seat": 1, "kind": "keep", "private": {"dealt": ["a"]}}, {"seat": 2, "kind": "keep"}]}
+    assert asked(view, {"seat": 1, "kind": "keep", "since": 4}) == {"seat": 1, "kind": "keep", "since": 4,
+                                                                    "private": {"dealt": ["a"]}}
+    assert listing(["Ann", "Bea", "Cy"]) == "Ann, Bea and Cy" and listing(["Ann"]) == "Ann"
+    assert seat_namer(["Ann", "Bea"], 1)(1) == "Bea (you)" and seat_namer(["Ann", "Bea"], 1)(0) == "Ann"
+    assert title_of(TOY) == "toy-count"

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from engine.core import Event, Viewer
+from engine.core import Event, Move, Viewer
 from engine.pof.presentation import board, forms, phrases, placing, story
+from engine.pof.presentation.mails import MAILS
+from engine.pof.view import describe
 
 
 class PrincesOfFlorencePresentation:
@@ -19,10 +21,7 @@ class PrincesOfFlorencePresentation:
     deadlines = [("setup", "keeping professions at the start"), ("auction", "choosing an item to auction"),
                  ("bid", "each bid"), ("turn", "an action turn"), ("choice", "a choice after a purchase")]
 
-    @property
-    def mails(self) -> Any:
-        from engine.pof.presentation.mails import MAILS
-        return MAILS
+    mails = MAILS
 
     def board_facts(self, view: dict[str, Any], viewer: Viewer, names: list[str]) -> dict[str, Any]:
         return board.facts(view, viewer, names)
@@ -41,5 +40,17 @@ class PrincesOfFlorencePresentation:
     def unreadable(self, args: Mapping[str, str]) -> list[str]:
         return placing.unreadable(args)
 
+    def answers(self, decision: dict[str, Any], legal: list[Move]) -> list[tuple[str, Move]]:
+        """In an auction: step out, or raise by the step."""
+        if decision["kind"] != "bid":
+            return []
+        found = [(describe(STEP_OUT), STEP_OUT)] if STEP_OUT in legal else []
+        bids = [move for move in legal if move["type"] == "bid"]
+        if bids:
+            step = min(bids, key=lambda move: move["amount"])
+            found.append((f"{describe(step)} (raise by the step)", step))
+        return found
 
+
+STEP_OUT: Move = {"type": "step_out"}
 PRESENTATION = PrincesOfFlorencePresentation()
