@@ -35,6 +35,10 @@ A game offers it as a ``presentation`` attribute (read by `presentation_of`), an
 - ``answers(decision, legal)``: ``[(label, move)]``, the answers to a decision most players want, among
   its `legal` moves, offered as one-click links in mails (the default a deadline plays is always
   offered besides); by default none.
+- ``glance(view, seat, decision, names)``: what the one-click page shows of the game beside the
+  decision's words (`decision` None when none waits): ``{"where": "round 2" or None, "lines": [under
+  the decision], "means": [the seat's own], "standings": [{"name", "score", "me"}]}``, each key
+  optional; by default nothing.
 - ``unreadable(args)``: the steps of a preview in the seat page's query that no link of the game's
   writes (the page says so, 400, rather than guess); by default none.
 - ``mails``: a game whose mails the service writes with its full mail kinds (each decision, its
@@ -92,6 +96,10 @@ class Presentation(Protocol):
 
     def answers(self, decision: dict[str, Any], legal: list[Move]) -> list[tuple[str, Move]]:
         """The answers most players want to the decision, as (label, move), among its legal moves."""
+
+    def glance(self, view: dict[str, Any], seat: int, decision: dict[str, Any] | None,
+               names: list[str]) -> dict[str, Any]:
+        """What the one-click page shows of the game, from the seat's own view."""
 
 
 class Mails(Protocol):
@@ -156,6 +164,10 @@ class Plain:
 
     def answers(self, decision: dict[str, Any], legal: list[Move]) -> list[tuple[str, Move]]:
         return []
+
+    def glance(self, view: dict[str, Any], seat: int, decision: dict[str, Any] | None,
+               names: list[str]) -> dict[str, Any]:
+        return {}
 
 
 PLAIN = Plain()
