@@ -104,3 +104,19 @@ def test_a_decision_is_asked_with_what_the_seats_own_view_adds():
     assert listing(["Ann", "Bea", "Cy"]) == "Ann, Bea and Cy" and listing(["Ann"]) == "Ann"
     assert seat_namer(["Ann", "Bea"], 1)(1) == "Bea (you)" and seat_namer(["Ann", "Bea"], 1)(0) == "Ann"
     assert title_of(TOY) == "toy-count"
+
+
+def test_the_answer_to_a_reply_needs_no_mails_of_the_games_own():
+    """A game without `mails` still gets its players' replies answered: what waits for him, in its words."""
+    from datetime import datetime, timezone
+    from service.mail import render
+    options = TOY.normalize_options({"seats": 3})
+    state = TOY.new_state(options, TOY.make_setup(options, 1))
+    pending = {**TOY.pending(state)[0], "deadline_at": "2025-12-02T17:00:00Z", "since": 1}
+    seat = pending["seat"]
+    table = render.Table("g1", ["Ann", "Bea", "Cy"], "p.example", "Toy night", TOY.name)
+    to = render.Recipient("p@example.org", table.names[seat], seat)
+    now = datetime(2025, 12, 2, 6, 0, tzinfo=timezone.utc)
+    mail = render.answer(TOY.view(state, seat), pending, table, to, {}, now, {"kind": "stale"})
+    assert f"You have a decision to make: {pending['kind']}. Answer by Tuesday 2 December, 17:00 UTC" in mail.text
+    assert "Round" not in mail.text and "prestige" not in mail.text + mail.html

@@ -166,7 +166,7 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
     published, the best-work bonus, the standings and what comes next."""
     facts = _round_facts(view, table, to, links, finished)
     return game_mail("round_result", facts["summary"], facts, table, to, links,
-                     template=_own_template(view, "round_result"))
+                     template=_own_template(_check(view, table), "round_result"))
 
 
 def round_part(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks, finished: int) -> Part:
@@ -178,15 +178,15 @@ def round_part(view: dict[str, Any], table: Table, to: Recipient, links: MailLin
 
 def _round_facts(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
                  finished: int | None) -> dict[str, Any]:
-    game = _check(view)
+    game = _check(view, table)
     return {**frame(table, to, links, game), **_mails(game).round_result(view, table.names, finished)}
 
 
 def game_over(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
     """The final scores from the game's result, as the game's mails tell them (`Mails.game_over`)."""
-    game = _check(view)
+    game = _check(view, table)
     facts = {**frame(table, to, links, game), **_mails(game).game_over(view, table.names)}
-    return game_mail("game_over", facts["summary"], facts, table, to, links, template=_own_template(view, "game_over"))
+    return game_mail("game_over", facts["summary"], facts, table, to, links, template=_own_template(game, "game_over"))
 
 
 def sign_in(to: str, url: str, signed: str, domain: str) -> Mail:
@@ -247,12 +247,15 @@ def _html(kind: str, context: dict[str, Any]) -> str:
     return _TEMPLATES.get_template(f"{kind}.html").render(context)
 
 
-def _check(view: dict[str, Any]) -> Game:
-    """The game of a seat's view; refuses what is no view, above all a raw state, which still holds its
-    secrets."""
+def _check(view: dict[str, Any], table: Table) -> Game:
+    """The game a mail of `table` is about (the table's, else the one its view names); refuses what is
+    no view, above all a raw state, which still holds its secrets."""
     if "secret" in view:
         raise ValueError("a mail is rendered from a seat's view, never from the raw state")
-    return get_game(view["game"])
+    name = table.game or view.get("game")
+    if name is None:
+        raise ValueError("a mail's table names no game, nor does its view")
+    return get_game(name)
 
 
 def _mails(game: Game) -> Mails:
@@ -263,19 +266,19 @@ def _mails(game: Game) -> Mails:
     return mails
 
 
-def _own_template(view: dict[str, Any], kind: str) -> str:
+def _own_template(game: Game, kind: str) -> str:
     """A mail kind that is all the game's own (a round's result, the final scores, a welcome): its
     template in the game's mail folder."""
-    return f"games/{view['game']}/mail/{kind}"
+    return f"games/{game.name}/mail/{kind}"
 
 
-def _waiting(view: dict[str, Any], pending: dict[str, Any] | None, to: Recipient,
+def _waiting(game: Game, view: dict[str, Any], pending: dict[str, Any] | None, to: Recipient,
              now: datetime) -> dict[str, str] | None:
     """The reader's own decision, if one waits with a deadline: what it asks, by when (in his zone), how soon."""
     if pending is None or not pending.get("deadline_at"):
         return None
     due = deadlines.parse(pending["deadline_at"])
-    return {"pending": asking(get_game(view["game"]), view, pending), "deadline": phrases.clock(due, to.time_zone),
+    return {"pending": asking(game, view, pending), "deadline": phrases.clock(due, to.time_zone),
             "relative": phrases.relative(due, now)}
 
 
@@ -299,7 +302,7 @@ def decision_part(view: dict[str, Any], pending: dict[str, Any], table: Table, t
     reminder shows the same facts under its own heading. `recap` (`service.mail.recap.of`, made from
     the seat's redacted feed by the caller) tells what happened since the seat's last decision. With
     `stand_in`, the bot that answers at the deadline instead of `default_move` (`playing.default_on`)."""
-    mails = _mails(_check(view))
+    mails = _mails(_check(view, table))
     kind = mails.kind(pending["kind"])
     facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "reply": reply,
              "mail": kind, "reminder": reminder, "recap": recap, "standin": stand_in}
@@ -407,7 +410,7 @@ def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table,
                     links: MailLinks, now: datetime, default_move: Move | None) -> dict[str, Any]:
     """The facts of a decision mail: the decision in words, the deadline, the default, and the game's
     own facts (`Mails.decision`: what the reader has, his board)."""
-    game = _check(view)
+    game = _check(view, table)
     if pending["seat"] != to.seat:
         raise ValueError(f"seat {pending['seat']}'s decision mailed to seat {to.seat}")
     due = deadlines.parse(pending["deadline_at"])
@@ -439,14 +442,16 @@ _ANSWERS: dict[str, Callable[[Outcome], str]] = {
 def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, to: Recipient, links: MailLinks,
            now: datetime, outcome: Outcome, reply: Reply | None = None) -> Mail:
     """The answer to a player's reply: what was played (or why nothing was), his situation now from his
-    own view, and, with `reply`, the commands he may send next. It threads under his mail."""
-    game = _check(view)
+    own view (where he stands, in the words of a game with mails of its own), and, with `reply`, the
+    commands he may send next. It threads under his mail."""
+    game = _check(view, table)
+    mails = presentation_of(game).mails
     facts = {
         **frame(table, to, links, game),
-        "standing": _mails(game).standing(view, to.seat),
+        "standing": mails.standing(view, to.seat) if mails else None,
         "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [], "unsaid": [],
                     "vacation": None, **outcome},
-        "situation": _waiting(view, pending, to, now),
+        "situation": _waiting(game, view, pending, to, now),
         "reply": reply,
     }
     decision = (to.seat, pending["since"]) if reply is not None and pending is not None and "since" in pending else None
@@ -461,16 +466,17 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
     phase, his cash and prestige, the standings, whose decision it is and until when) from his own
     view, and his links; his seat page shows the rest of his private part. `after` names the player
     whose seat it was, `pending` is the game's pending decisions (his own with its deadline)."""
-    game = _check(view)
+    game = _check(view, table)
     own = next((d for d in pending if d["seat"] == to.seat), None)
     waiting = listing(list(dict.fromkeys(table.names[d["seat"]] for d in pending if d["seat"] != to.seat)))
     facts = {
         **frame(table, to, links, game),
         **_mails(game).welcome(view, to.seat, table.names),
-        "seat": to.seat, "after": after, "decision": _waiting(view, own, to, now), "waiting": waiting, "reply": reply,
+        "seat": to.seat, "after": after, "decision": _waiting(game, view, own, to, now), "waiting": waiting,
+        "reply": reply,
     }
     return game_mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply,
-                     template=_own_template(view, "welcome"))
+                     template=_own_template(game, "welcome"))
 
 
 def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | None, misses: dict[str, Any],
@@ -481,10 +487,10 @@ def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | No
     its missed decisions (`told.misses`), and what waits for him now (`pending`, his own decision, unless
     it is mailed `with_decision`, as the part beside it). Kind `standin` when this timeout made the
     stand-in take over, else `defaulted`; rendered from his own view, as every seat's mail."""
-    game = _check(view)
+    game = _check(view, table)
     standing = _mails(game).standing(view, to.seat)  # refused from any view but the seat's own
     started = bool(misses["standin"]) and misses["standin_since"] == timed_out["at"]
-    following = None if with_decision else _waiting(view, pending, to, now)
+    following = None if with_decision else _waiting(game, view, pending, to, now)
     facts = {**frame(table, to, {key: value for key, value in links.items() if key != "one_click"}, game),
              "standing": standing,
              "asked": said(game, timed_out["kind"]) if timed_out.get("kind") else "",
@@ -538,8 +544,8 @@ def resumed(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, 
             now: datetime, moved: int) -> Mail:
     """To everyone at the table: the game goes on, every deadline moved later by `moved` seconds, and
     his own decision (if one waits for him) with its deadline now."""
-    facts = {**frame(table, to, links, _check(view)), "moved": _span(moved),
-             "decision": _waiting(view, pending, to, now)}
+    game = _check(view, table)
+    facts = {**frame(table, to, links, game), "moved": _span(moved), "decision": _waiting(game, view, pending, to, now)}
     return game_mail("resumed", "The game goes on", facts, table, to, links)
 
 
