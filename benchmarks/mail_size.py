@@ -21,10 +21,12 @@ from engine.core import answers, get_game  # noqa: E402
 from engine.pof import GAME  # noqa: E402,F401  (registers the game)
 from service import deadlines  # noqa: E402
 from service.mail import render  # noqa: E402
-from service import story, yard_svg  # noqa: E402
+from engine.pof.presentation import yard_svg  # noqa: E402
+from service import story  # noqa: E402
 
 BASE = "https://palazzo.example"
-YARD = render._TEMPLATES.get_template("_yard.html").module  # the mail's macro that lays out the table
+# the mail's macro that lays out the table
+YARD = render._TEMPLATES.get_template("games/princes-of-florence/mail/_yard.html").module
 
 
 def mails(games: int) -> list[tuple[int, int, int, int]]:
@@ -44,7 +46,7 @@ def mails(games: int) -> list[tuple[int, int, int, int]]:
             decision = {**game.pending(state)[0], "deadline_at": "2026-12-02T17:00:00Z", "since": 3}
             seat = decision["seat"]
             view = game.view(state, seat)
-            lines = [line["text"] for line in story.lines([{"event": e} for e in told[-30:]], table.names, seat)]
+            lines = [line["text"] for line in story.lines(GAME, [{"event": e} for e in told[-30:]], table.names, seat)]
             recap = {"lines": lines, "more": max(0, len(told) - 30), "since_decision": True}
             found = answers(game, state, seat)
             reply = {"address": f"play+e1f24b4c321c85fa-{seat}-0-tag@palazzo.example", "commands": found.commands,

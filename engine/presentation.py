@@ -9,7 +9,8 @@ SVG or HTML, and Jinja partials shipped as package data (never a Flask, Jinja or
 A game offers it as a ``presentation`` attribute (read by `presentation_of`), any object with some of:
 
 - ``words(thing)`` lives on the game itself (`engine.core.word`): the name of each of its ids.
-- ``title``: the game's name as people read it ("Princes of Florence"); by default its registered name.
+- ``title``: the game's name as people read it ("Princes of Florence"); by default its word for its
+  registered name (`said`), else that name.
 - ``templates``: the folder, inside the game's package, of its Jinja partials; the service's web and
   mail environments find them as ``games/<game name>/<file>``.
 - ``board``: the partial (in ``templates``) drawing the seat and watch pages' board, given
@@ -18,8 +19,6 @@ A game offers it as a ``presentation`` attribute (read by `presentation_of`), an
   draw them as forms with ``_forms.html``'s ``move_form`` (no script needed).
 - ``board_moves``: True when the board draws the seat's moves itself (Goofspiel's hand, a button per
   card), so the seat page lists none of its own and draws the board first.
-- ``own_pages``: True for a game whose whole seat, watch and mail pages the service still draws with
-  its own modules (Princes of Florence, until its board is such a partial); leave it out.
 - ``deadlines``: ``[(deadline key, what it is for)]`` the create form asks hours for; by default each
   of the game's `deadline_keys`, in its words.
 - ``decision_lines(view, seat, decision, names)``: the lines of a decision mail beyond the generic
@@ -27,6 +26,33 @@ A game offers it as a ``presentation`` attribute (read by `presentation_of`), an
 - ``sentence(event, names, reader)``: the log's sentence for one of its events, None to let the
   generic one ("Ann: bid") tell it.
 - ``picture(view, viewer)``: an SVG or HTML string of the seat's board for mails, or None.
+- ``asking(view, decision)``: what a decision asks of its seat, in a sentence or two, for its pages,
+  its one-click page and its mails (`decision` merged with the view's details, `asked`); by default
+  "You have a decision to make: bid."
+- ``seat_page``, ``watch_page``: a game drawing its whole seat or spectator page names its template (in
+  ``templates``); the page gets ``table`` (the service's facts of the table, the log and the waiting
+  decisions, with ``board_facts`` merged in) and, on the seat page, what ``seat_forms`` gives.
+- ``seat_forms(state, view, seat, decision, running, args, href)``: for a game with its own
+  ``seat_page``, the forms of its seat's `decision` (None when none waits) and whatever else the page
+  posts (Princes of Florence's standing orders): a dict merged into the page's context. `args` is the
+  page's query (name -> its values), `href(**step)` the page's address with a preview's steps in it.
+- ``answers(decision, legal)``: ``[(label, move)]``, the answers to a decision most players want, among
+  its `legal` moves, offered as one-click links in mails (the default a deadline plays is always
+  offered besides); an empty label is the move's `describe`; by default each legal move when there
+  are at most EVERY_ANSWER_MOST (a hand of cards: a link per card).
+- ``glance(view, seat, decision, names)``: what the one-click page shows of the game beside the
+  decision's words (`decision` None when none waits): ``{"where": "round 2" or None, "lines": [under
+  the decision], "means": [the seat's own], "standings": [{"name", "score", "me"}]}``, each key
+  optional; by default its ``lines`` are the game's `decision_lines`.
+- ``unreadable(args)``: the steps of a preview in the seat page's query that no link of the game's
+  writes (the page says so, 400, rather than guess); by default none.
+- ``mails``: a game whose mails the service writes with its full mail kinds (each decision, its
+  reminders, a welcome, round results, the final scores) gives the object that makes their facts
+  (see `Mails`); without it, the plain decision mail (`service/mail/plain.py`). Such a game ships,
+  under ``templates``/mail, the mails that are all its own (``welcome``, ``round_result``,
+  ``game_over``, .txt and .html) and ``_mail.txt``/``_mail.html``, the macros the service's mails
+  import for what only the game says: ``ask(f)`` and ``facts(f)`` of a decision, ``board(f)`` (html),
+  ``where(standing)`` and ``means(standing)`` in the answer to a reply, ``round(r)`` in the digest.
 
 The create page takes the game's options from ``schemas["options"]`` (`option_fields`, then
 `options_from_form` reads a submitted form back into options), so a game with a schema needs nothing
@@ -34,10 +60,13 @@ more to be created from the browser.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from engine.core import Event, Game, Viewer, word
+from engine.core import Event, Game, Move, Viewer, word
+
+
+EVERY_ANSWER_MOST = 16  # legal moves a decision may have for the plain answers to offer each one
 
 
 class Presentation(Protocol):
@@ -47,7 +76,9 @@ class Presentation(Protocol):
     templates: str | None
     board: str | None
     board_moves: bool
-    own_pages: bool
+    seat_page: str | None
+    watch_page: str | None
+    mails: Mails | None
     deadlines: list[tuple[str, str]] | None
 
     def board_facts(self, view: dict[str, Any], viewer: Viewer, names: list[str]) -> dict[str, Any]:
@@ -63,6 +94,52 @@ class Presentation(Protocol):
     def picture(self, view: dict[str, Any], viewer: Viewer) -> str | None:
         """An SVG or HTML picture of the board for a mail, or None."""
 
+    def asking(self, view: dict[str, Any], decision: dict[str, Any]) -> str | None:
+        """What the decision asks of its seat, or None for the generic sentence."""
+
+    def seat_forms(self, state: dict[str, Any], view: dict[str, Any], seat: int, decision: dict[str, Any] | None,
+                   running: bool, args: Mapping[str, list[str]], href: Callable[..., str]) -> dict[str, Any]:
+        """The forms of the game's own seat page."""
+
+    def unreadable(self, args: Mapping[str, str]) -> list[str]:
+        """The steps in a seat page's query that no link of the game writes."""
+
+    def answers(self, decision: dict[str, Any], legal: list[Move]) -> list[tuple[str, Move]]:
+        """The answers most players want to the decision, as (label, move), among its legal moves; an
+        empty label is the move's `describe`. By default each legal move, when there are at most
+        EVERY_ANSWER_MOST (a hand of cards: a link per card)."""
+
+    def glance(self, view: dict[str, Any], seat: int, decision: dict[str, Any] | None,
+               names: list[str]) -> dict[str, Any]:
+        """What the one-click page shows of the game, from the seat's own view."""
+
+
+class Mails(Protocol):
+    """The facts of a game's own mails, each from the reader's own (redacted) view; `names` are the
+    seats' names. Every mail's frame (greeting, links, deadline in his zone, the default, the reply
+    commands) is the service's; these give what only the game knows, for its templates' fields."""
+
+    def kind(self, decision_kind: str) -> str:
+        """The mail kind a decision gets: one of your_turn, your_bid, choose."""
+
+    def summary(self, mail: str, facts: dict[str, Any]) -> str:
+        """The line heading a decision mail of that kind (and its subject), from its facts."""
+
+    def decision(self, view: dict[str, Any], seat: int, decision: dict[str, Any], names: list[str]) -> dict[str, Any]:
+        """A decision mail's own facts (the round, the seat's means, its board as a mail draws it)."""
+
+    def standing(self, view: dict[str, Any], seat: int) -> dict[str, Any]:
+        """Where the seat stands, for the answer to a reply (its round and means)."""
+
+    def welcome(self, view: dict[str, Any], seat: int, names: list[str]) -> dict[str, Any]:
+        """What a player taking over a seat under way is told of the game."""
+
+    def round_result(self, view: dict[str, Any], names: list[str], finished: int | None) -> dict[str, Any]:
+        """A finished round's facts (with ``finished``, its number, and ``summary``, its heading)."""
+
+    def game_over(self, view: dict[str, Any], names: list[str]) -> dict[str, Any]:
+        """The final scores' facts (with ``summary``, its heading)."""
+
 
 class Plain:
     """The presentation of a game that brings none: every part generic."""
@@ -71,7 +148,9 @@ class Plain:
     templates: str | None = None
     board: str | None = None
     board_moves = False
-    own_pages = False
+    seat_page: str | None = None
+    watch_page: str | None = None
+    mails: Mails | None = None
     deadlines: list[tuple[str, str]] | None = None
 
     def board_facts(self, view: dict[str, Any], viewer: Viewer, names: list[str]) -> dict[str, Any]:
@@ -86,6 +165,23 @@ class Plain:
 
     def picture(self, view: dict[str, Any], viewer: Viewer) -> str | None:
         return None
+
+    def asking(self, view: dict[str, Any], decision: dict[str, Any]) -> str | None:
+        return None
+
+    def seat_forms(self, state: dict[str, Any], view: dict[str, Any], seat: int, decision: dict[str, Any] | None,
+                   running: bool, args: Mapping[str, list[str]], href: Callable[..., str]) -> dict[str, Any]:
+        return {}
+
+    def unreadable(self, args: Mapping[str, str]) -> list[str]:
+        return []
+
+    def answers(self, decision: dict[str, Any], legal: list[Move]) -> list[tuple[str, Move]]:
+        return [("", move) for move in legal] if len(legal) <= EVERY_ANSWER_MOST else []
+
+    def glance(self, view: dict[str, Any], seat: int, decision: dict[str, Any] | None,
+               names: list[str]) -> dict[str, Any]:
+        return {}
 
 
 PLAIN = Plain()
@@ -108,8 +204,8 @@ class _Filled:
 
 
 def title_of(game: Game) -> str:
-    """The game's name as people read it."""
-    return presentation_of(game).title or game.name
+    """The game's name as people read it: its presentation's title, else its word for its own id."""
+    return presentation_of(game).title or said(game, game.name)
 
 
 def said(game: Game, thing: str) -> str:
@@ -124,6 +220,36 @@ def deadlines(game: Game) -> list[tuple[str, str]]:
     """The deadlines a create form asks hours for, with what each is for."""
     own = presentation_of(game).deadlines
     return own if own is not None else [(key, said(game, key)) for key in game.deadline_keys]
+
+
+def asked(view: dict[str, Any], decision: dict[str, Any]) -> dict[str, Any]:
+    """A seat's pending decision with what its own view adds (the cards dealt, the payout)."""
+    details = next((d for d in view.get("pending", []) if d.get("seat") == decision["seat"]), {})
+    return {**details, **decision}
+
+
+def asking(game: Game, view: dict[str, Any], decision: dict[str, Any]) -> str:
+    """What the seat's pending decision asks of it, in the game's words (see `asked`)."""
+    own = presentation_of(game).asking(view, asked(view, decision))
+    return own if own is not None else f"You have a decision to make: {said(game, decision['kind'])}."
+
+
+def seat_namer(names: list[str], reader: int | None) -> Callable[[int], str]:
+    """A seat's name as one reader's log says it, his own seat marked "(you)"."""
+    def who(seat: int) -> str:
+        return f"{names[seat]} (you)" if seat == reader else names[seat]
+
+    return who
+
+
+def listing(words: Iterable[str]) -> str:
+    """"Ann, Bob and Cid": names read as a sentence; names that hold commas themselves ("Four
+    buildings, two freedoms, four works") are kept apart by semicolons."""
+    words = list(words)
+    if len(words) < 2:
+        return "".join(words)
+    between = "; " if any("," in word for word in words) else ", "
+    return f"{between.join(words[:-1])} and {words[-1]}"
 
 
 def sentence(game: Game, event: Event, names: list[str], reader: Viewer) -> str:
@@ -142,6 +268,11 @@ def sentence(game: Game, event: Event, names: list[str], reader: Viewer) -> str:
 
 def _plain(value: Any) -> bool:
     return isinstance(value, (str, int, float)) and not isinstance(value, bool) or value is None
+
+
+def squares_value(squares: list[list[int]]) -> str:
+    """One form value holding a whole placement ("r,c r,c"), as the seat page's forms read it back."""
+    return " ".join(f"{r},{c}" for r, c in squares)
 
 
 def option_fields(game: Game) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from flask.json.provider import DefaultJSONProvider
 from flask.sessions import SessionInterface
 from flask_compress import Compress
 from flask_cors import CORS
-from jinja2 import ChoiceLoader, PackageLoader, PrefixLoader
+from jinja2 import ChoiceLoader
 
 from service import callers, clock, ratelimit
 from service.api import ProblemApi
@@ -22,7 +22,7 @@ from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
 from service.resources import events, games, health, host, leaving, messages, moves, orders, players, vacation, webhooks
 from service.resources import seats as open_seats
-from service.served import served_games, template_folders
+from service.served import games_loader, served_games
 from service.spec import describe_games
 from service.web import (create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events, oneclick, pages,
                          seat_link, seat_page, settings_page, signin_page, talk, unsubscribe, vacation_form, watch)
@@ -102,10 +102,8 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
     app.extensions["palazzo.links"] = Links(secret, config.base_url)
     served = served_games(list(config.games))
     app.extensions["palazzo.games"] = served
-    games_templates = {name: PackageLoader(*where) for name, where in template_folders(served).items()}
-    if games_templates:  # a game's partials, as games/<name>/<file>, beside the pages' own
-        games_loader = PrefixLoader({"games": PrefixLoader(games_templates)})
-        app.jinja_env.loader = ChoiceLoader([app.jinja_env.loader, games_loader])
+    # a game's partials and pages, as games/<name>/<file>, beside the pages' own
+    app.jinja_env.loader = ChoiceLoader([app.jinja_env.loader, games_loader()])
     api = ProblemApi(app, spec_kwargs={"servers": [{"url": config.base_url}]})
     api.spec.components.security_scheme("token", {"type": "http", "scheme": "bearer",
                                                   "description": "A seat, host or player token."})

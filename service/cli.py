@@ -18,7 +18,7 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="palazzo", description="Princes of Florence, played slowly.")
+    parser = argparse.ArgumentParser(prog="palazzo", description="Board games played slowly, by mail and on the web.")
     sub = parser.add_subparsers(dest="command", required=True)
     modules = {name: importlib.import_module(path) for name, path in COMMANDS.items()}
     for name, module in modules.items():

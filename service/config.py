@@ -23,6 +23,7 @@ from service import followups, invitations, messages, playing
 from service.connection import connect, is_cluster_url, refuse_cluster_node
 from service.links import LOCAL_BASE_URL
 from service.mail.settings import ImapSettings, MailSettings
+from service.served import PACKAGES
 from service.store import Store
 
 
@@ -47,7 +48,7 @@ class Config:
     invite_limit: str = invitations.LIMIT
     talk_limit: str = messages.LIMIT
     cors_origins: tuple[str, ...] = ()
-    games: tuple[str, ...] = ("princes-of-florence", "goofspiel")
+    games: tuple[str, ...] = tuple(PACKAGES)  # every game the registry knows, in its order
     mail_events_secret: str | None = None
     inbound_secret: str | None = None
     clock_file: str | None = None
@@ -83,7 +84,7 @@ class Config:
             invite_limit=env("PALAZZO_INVITE_LIMIT") or invitations.LIMIT,
             talk_limit=env("PALAZZO_TALK_LIMIT") or messages.LIMIT,
             cors_origins=tuple(o.strip() for o in (env("PALAZZO_CORS_ORIGINS") or "").split(",") if o.strip()),
-            games=tuple((env("PALAZZO_GAMES") or "princes-of-florence,goofspiel").split(",")),
+            games=tuple(env("PALAZZO_GAMES").split(",")) if env("PALAZZO_GAMES") else tuple(PACKAGES),
             mail_events_secret=env("PALAZZO_MAIL_EVENTS_SECRET") or None,
             inbound_secret=env("PALAZZO_INBOUND_SECRET") or None,
             clock_file=env("PALAZZO_CLOCK_FILE") or None,

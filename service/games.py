@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Callable, TypeVar
 
-from engine.core import IllegalMove, get_game, redact, word
+from engine.core import IllegalMove, get_game, redact
+from engine.presentation import title_of as game_title
 from service import deadlines, lobby, preferences, titles, tokens, vacation
 from service.problems import Problem
 from service.status import Status
@@ -129,9 +130,9 @@ def default_title(meta: dict[str, Any]) -> str:
 
 
 def game_words(name: str) -> str:
-    """What people call a game ("Princes of Florence"): its own word for its id, else the id."""
+    """What people call a game (`engine.presentation.title_of`), or its id for a game not registered."""
     try:
-        return word(get_game(name), name)
+        return game_title(get_game(name))
     except (IllegalMove, KeyError):
         return name
 

@@ -17,8 +17,6 @@ ACT = "act"  # the link's purpose: the signature's salt, so no other link opens 
 ACT_PAGE = "/act"
 SEAT_PURPOSE, SEAT_PAGE = "seat", "/seat"
 UNSUBSCRIBE_PURPOSE = "unsubscribe"
-STEP_OUT: Move = {"type": "step_out"}
-EVERY_ANSWER_MOST = 16  # a game without mails of its own gets a link per legal move up to this many
 
 
 def seat_key(entry: dict[str, Any]) -> str | None:
@@ -47,24 +45,16 @@ def one_click(links: Links, table: games.Table, seat: int) -> list[dict[str, Any
 
 
 def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
-    """(label, move) for the answers most players want: for a game with the plain mails, each legal move
-    (when they are few); in an auction, step out or raise by the step; always the default a deadline
-    would play. None unless the game runs and the seat is to decide."""
+    """(label, move) for the answers most players want: the game's own (`engine.presentation`'s
+    `answers`: in an auction, say, step out or raise by the step; by default each legal move, when they
+    are few, as a hand of cards is) and always the default a deadline would play. None unless the game
+    runs and the seat is to decide."""
     decision = table.decision_of(seat)
     if table.status != games.RUNNING or decision is None:
         return []
     game = table.game
-    legal = game.legal_moves(table.state, seat)
-    answers: list[tuple[str, Move]] = []
-    if not presentation_of(game).own_pages and len(legal) <= EVERY_ANSWER_MOST:
-        answers = [(game.describe(move), move) for move in legal]  # a hand of cards: a link per card
-    elif decision["kind"] == "bid":
-        if STEP_OUT in legal:
-            answers.append((game.describe(STEP_OUT), STEP_OUT))
-        bids = [move for move in legal if move["type"] == "bid"]
-        if bids:
-            step = min(bids, key=lambda move: move["amount"])
-            answers.append((f"{game.describe(step)} (raise by the step)", step))
+    answers = [(label or game.describe(move), move)
+               for label, move in presentation_of(game).answers(decision, game.legal_moves(table.state, seat))]
     default = game.default_move(table.state, seat)
     labelled = [(f"{label} (the default)" if move == default else label, move) for label, move in answers]
     if default not in [move for _, move in answers]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 
+from jinja2 import BaseLoader, Environment, PackageLoader, TemplateNotFound
+
 from engine.core import Game, game_names, get_game
 from engine.presentation import presentation_of
 
@@ -40,6 +42,31 @@ def template_folders(served: list[Game]) -> dict[str, tuple[str, str]]:
             module = type(game).__module__
             found[game.name] = (module.rpartition(".")[0] or module, folder)
     return found
+
+
+class GamesLoader(BaseLoader):
+    """Finds ``games/<name>/<file>`` in the `templates` folder of the registered game `name`, for the
+    pages' and the mails' Jinja environments alike; a game registered after the environment was made
+    is found too."""
+
+    def __init__(self) -> None:
+        self._loaders: dict[str, PackageLoader] = {}
+
+    def get_source(self, environment: Environment, template: str):
+        top, name, rest = (template.split("/", 2) + ["", ""])[:3]
+        if top != "games" or not rest or name not in game_names():
+            raise TemplateNotFound(template)
+        if name not in self._loaders:
+            where = template_folders([get_game(name)]).get(name)
+            if where is None:
+                raise TemplateNotFound(template)
+            self._loaders[name] = PackageLoader(*where)
+        return self._loaders[name].get_source(environment, rest)
+
+
+def games_loader() -> GamesLoader:
+    """The loader of every game's templates, as ``games/<name>/<file>``."""
+    return GamesLoader()
 
 
 def served_games(names: list[str]) -> list[Game]:

@@ -55,15 +55,17 @@ def mail_link(store: Store, links: Links, email: str, join: list[str] | None = N
 
 def invite(store: Store, links: Links, invitation: dict[str, Any]) -> bool:
     """Mail a seated player his way in: the seat is his once he opens the link. The invitation names
-    the game's title (`games.create` and `games.replace_seat` put it in; else it is read from the game)."""
+    the game's title (`games.create` and `games.replace_seat` put it in; else it is read from the game)
+    and the game it plays."""
     digest = tokens.email_hash(invitation["email"])
     if ratelimit.hit(store.redis, INVITES_PER_ADDRESS, "invite-mail", digest) is not None:
         return False
     url, signed = _link(links, invitation["email"])
-    title = invitation.get("title") or games.title_of(games.heads(store, [invitation["game"]])[invitation["game"]])
+    head = games.heads(store, [invitation["game"]])[invitation["game"]]
     store.followups.send_mail(store, render.invitation(invitation["email"], invitation["name"], invitation["seat"],
                                                        invitation["game"], url, signed, domain_of(links.base_url),
-                                                       title=title))
+                                                       title=invitation.get("title") or games.title_of(head),
+                                                       played=games.game_words(head.meta["game"])))
     return True
 
 

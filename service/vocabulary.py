@@ -47,12 +47,12 @@ def field_for(fragment: dict[str, Any], title: str = "", **kwargs: Any) -> field
 
 
 def game_prefix(game_name: str) -> str:
-    """What every OpenAPI schema name of a game starts with, e.g. PrincesOfFlorence."""
+    """What every OpenAPI schema name of a game starts with: its name in CamelCase ("my-game": MyGame)."""
     return "".join(part.capitalize() for part in game_name.split("-"))
 
 
 def component_name(game_name: str, move_type: str) -> str:
-    """The OpenAPI name of a move schema, e.g. PrincesOfFlorenceMove.bid."""
+    """The OpenAPI name of a move schema ("my-game", "bid": MyGameMove.bid)."""
     return f"{game_prefix(game_name)}Move.{move_type}"
 
 

@@ -72,7 +72,8 @@ def test_a_one_click_link_bids_its_card_from_a_page_in_goofspiels_words(redis_ur
     assert [a["label"] for a in answers] == ["Bid 1 (the default)", "Bid 2", "Bid 3", "Bid 4"]
     url = urlsplit(answers[2]["url"])
     page = client.get(f"{url.path}?{url.query}").get_data(as_text=True)
-    assert "Bid 3" in page and "Your move: to bid a card. Round 1: the prize is the " in page
+    assert "Bid 3" in page and "Your move: bid one card of your hand for the prize." in page
+    assert "Round 1: the prize is the " in page
     assert "auction" not in page and "prestige" not in page
     token = page.split('name="t" value="')[1].split('"')[0]
     done = client.post("/act", data={"t": token})

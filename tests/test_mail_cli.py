@@ -25,7 +25,7 @@ def fill(url: str) -> list[Mail]:
     client = connect(url)
     kept = [render.sign_in("ann@example.org", "http://127.0.0.1:8000/sign-in?link=a1", "a1", "127.0.0.1"),
             render.invitation("bea@example.org", "Bea", 1, "g1", "http://127.0.0.1:8000/sign-in?link=b2", "b2",
-                              "127.0.0.1", title="Ann's game")]
+                              "127.0.0.1", title="Ann's game", played="Princes of Florence")]
     for mail in kept:
         outbox.push(client, mail)
     plain = Mail(to="Ann@Example.org", subject="Plain <words>", text="Hello & goodbye.")

@@ -139,7 +139,7 @@ def every_kind() -> dict[str, Case]:
     url = "https://palazzo.example/sign-in?link=eyJl.abc"
     cases["sign_in"] = _case(render.sign_in("ann@example.org", url, "eyJl.abc", TABLE.domain))
     cases["invitation"] = _case(render.invitation("bea@example.org", NAMES[1], 1, TABLE.game_id, url, "eyJl.abc",
-                                                  TABLE.domain, title=TABLE.title))
+                                                  TABLE.domain, title=TABLE.title, played="Princes of Florence"))
     cases["host_link"] = _case(render.host_link("host@example.org", TABLE.game_id, url, "eyJl.abc", TABLE.domain,
                                                 title=TABLE.title))
     for why, reason in (("left", None), ("removed", "No moves for a week.")):  # "missed" reads as "removed" does

@@ -15,7 +15,7 @@ def test_deliver_keeps_the_whole_mail_in_the_outbox_list():
     redis = fakeredis.FakeRedis(decode_responses=True)
     first = render.sign_in("ann@example.org", "https://palazzo.example/sign-in?link=a", "a", "palazzo.example")
     second = render.invitation("bea@example.org", "Bea", 1, "g1", "https://palazzo.example/sign-in?link=b", "b",
-                               "palazzo.example", title="Ann's game")
+                               "palazzo.example", title="Ann's game", played="Princes of Florence")
     settings = MailSettings()
     assert settings.backend == "outbox"
     assert [deliver(first, settings, redis), deliver(second, settings, redis)] == ["outbox-1", "outbox-2"]

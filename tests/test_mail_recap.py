@@ -22,10 +22,10 @@ from service import games, playing
 from service.config import Config
 from service.followups import QUEUE
 from service.mail import recap, render, seats
-from service import yard_svg
+from engine.pof.presentation import yard_svg
 from service.problems import Problem
 from service import story
-from service.yard_svg import EMPTY, colours
+from engine.pof.presentation.yard_svg import EMPTY, colours
 from tests.browser import MAIL_ARTEFACTS, screenshot
 from tests.conftest import bearer, make_app, new_game, seat_tokens, wait_for
 from tests.mail_games import mails, player, start
@@ -89,9 +89,9 @@ def test_a_move_the_deadline_made_is_told_and_the_seats_own_moves_are_not():
                {"version": 7, "by": 0, "timeout": True, "event": {"type": "timeout", "seat": 0, "kind": "bid"}},
                {"version": 7, "by": 0, "timeout": True, "event": {"type": "stepped_out", "seat": 0, "item": "woods"}},
                {"version": 7, "by": 0, "event": {"type": "auction_won", "seat": 1, "item": "woods", "price": 200}}]
-    told = recap.told(recap.since_last_decision(entries[:4], 0)[0], ["Ann", "Bea", "Cy"], 0, 30)
+    told = recap.told(GAME, recap.since_last_decision(entries[:4], 0)[0], ["Ann", "Bea", "Cy"], 0, 30)
     assert told["lines"] == ["Cy bought the lake for 300.", "Bea stepped out of the woods auction."]
-    after_timeout = recap.told(recap.since_last_decision(entries, 0)[0], ["Ann", "Bea", "Cy"], 0, 30)
+    after_timeout = recap.told(GAME, recap.since_last_decision(entries, 0)[0], ["Ann", "Bea", "Cy"], 0, 30)
     assert after_timeout["lines"] == ["Time ran out for Ann (you) (to bid or step out); the default was played.",
                                       "Ann (you) stepped out of the woods auction.", "Bea bought the woods for 200."]
     assert recap.since_last_decision(entries, 2) == (entries, False)
@@ -197,7 +197,7 @@ def built_mail() -> tuple[dict, int, render.Part]:
     pending = {**GAME.pending(state)[0], "deadline_at": DEADLINE, "since": 3}
     seat = pending["seat"]
     entries, found = recap.since_last_decision(redact(feed, seat), seat)
-    told = recap.told(entries, NAMES, seat, 3, since_decision=found)
+    told = recap.told(GAME, entries, NAMES, seat, 3, since_decision=found)
     to = render.Recipient(f"p{seat}@example.org", NAMES[seat], seat, "Europe/Rome", 0)
     part = render.decision_part(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW,
                                 GAME.default_move(state, seat), recap=told)
@@ -311,7 +311,7 @@ def test_no_recap_shows_another_seats_private_part_in_random_games(app, client):
                     text += "\n" + made.text + "\n" + made.html
                 assert not _shown(text, view, reader, raw), (reader, _shown(text, view, reader, raw))
                 checked += 1
-                unredacted = [line["text"] for line in story.lines(raw[-recap.RECAP_LINES:], frame.names, reader)]
+                unredacted = [line["text"] for line in story.lines(GAME, raw[-recap.RECAP_LINES:], frame.names, reader)]
                 caught += bool(_shown("\n".join(unredacted), view, reader, raw))
     assert checked > 300 and caught, "the unredacted feed's sentences were caught: the check can fail"
 

@@ -11,6 +11,7 @@ import pytest
 from engine.bots import choose_move
 from engine.pof import GAME
 from engine.pof.data import ECONOMY
+from engine.pof.presentation import phrases as game_phrases
 from service import phrases
 from service.mail import render
 from service.mail.message import Mail
@@ -94,12 +95,12 @@ def test_each_decision_gets_its_mail_in_text_and_html(kind, expected):
 def test_bid_mail_names_the_item_the_bid_and_who_is_still_in():
     state, seat, mail = decision_mail("bid")
     lot = GAME.view(state, seat)["auction"]["lot"]
-    item = phrases.name(lot["item"])
+    item = game_phrases.name(lot["item"])
     assert mail.subject.startswith(f"Your bid: the {item} stands at {lot['bid']}")
     assert f"On offer: the {item}" in mail.text and f"The bid stands at {lot['bid']}" in mail.text
     assert f"the next bid is {lot['bid'] + 100}" in mail.text
     still_in = [("you" if other == seat else NAMES[other]) for other in lot["in"]]
-    assert f"Still in: {phrases.listing(still_in)}." in mail.text
+    assert f"Still in: {game_phrases.listing(still_in)}." in mail.text
     me = GAME.view(state, seat)["players"][seat]
     assert seat != 0 and f"You have {me['private']['cash']:,} florins and {me['prestige']} prestige" in mail.text
     assert f"<strong>the {item}</strong>" in mail.html and f"<strong>{lot['bid']}</strong>" in mail.html
@@ -113,13 +114,13 @@ def test_turn_mail_shows_the_round_the_minimum_work_value_and_the_seats_own_mean
     assert f"You have {me['private']['cash']:,} florins and {me['prestige']} prestige points" in mail.text
     assert f"at least {GAME.view(state, seat)['min_work_value']}" in mail.text
     left = ECONOMY["actions_per_turn"] - state["turn"]["actions"]
-    assert f"{phrases.NUMBERS[left]} of two actions left" in mail.text
+    assert f"{game_phrases.NUMBERS[left]} of two actions left" in mail.text
     assert f"<strong>{me['private']['cash']:,} florins</strong>" in mail.html
 
 
 @pytest.mark.parametrize("kind, facts", [
-    ("keep_professions", lambda d: [phrases.name(p) for p in d["private"]["dealt"]]),
-    ("choose_card", lambda d: [phrases.shown(c) for c in d["private"]["cards"]]),
+    ("keep_professions", lambda d: [game_phrases.name(p) for p in d["private"]["dealt"]]),
+    ("choose_card", lambda d: [game_phrases.shown(c) for c in d["private"]["cards"]]),
     ("place_landscape", lambda d: [f"Place your new {d['landscape']}"]),
     ("split_payout", lambda d: [f"Split your payout of {d['payout']:,} florins"]),
 ])
@@ -161,9 +162,9 @@ def test_a_mail_shows_nothing_private_to_another_seat():
     others = [card for d in state["pending"][1:] for card in d["private"]["dealt"]]
     assert others and not set(others) & set(mine)
     for card in mine:
-        assert phrases.name(card) in mail.text
+        assert game_phrases.name(card) in mail.text
     for card in others:
-        assert phrases.name(card) not in both(mail) and card not in both(mail)
+        assert game_phrases.name(card) not in both(mail) and card not in both(mail)
 
     state, seat, mail = decision_mail("action")
     public = json.dumps(GAME.view(state, seat)["players"])
@@ -171,7 +172,7 @@ def test_a_mail_shows_nothing_private_to_another_seat():
               for card in other["private"]["hand"] + other["private"]["bonus_cards"] if card not in public]
     assert hidden
     for card in hidden:
-        assert card not in both(mail) and phrases.name(card) not in both(mail)
+        assert card not in both(mail) and game_phrases.name(card) not in both(mail)
 
 
 def test_a_mail_refuses_the_raw_state_and_another_seats_view():
@@ -224,12 +225,12 @@ def test_round_result_tells_everyone_the_best_work_and_the_standings(after_round
         to = render.Recipient("x@example.org", "Host" if viewer is None else NAMES[viewer], viewer)
         mail = render.round_result(GAME.view(state, viewer), TABLE, to, {"unsubscribe": "https://palazzo.example/u"})
         assert mail.kind == "round_result" and mail.subject.startswith("Round 1 is over")
-        winners = phrases.listing(sorted(NAMES[seat] for seat in best["seats"]))
+        winners = game_phrases.listing(sorted(NAMES[seat] for seat in best["seats"]))
         assert f"Best work ({best['value']}): {winners}, +{best['points']} prestige points" in mail.text
         for player in state["players"]:
             assert f"- {NAMES[player['seat']]}: {player['prestige']}\n" in mail.text
             for work in player["works"]:
-                assert f"the {phrases.name(work['profession'])}, worth {work['value']}" in mail.text
+                assert f"the {game_phrases.name(work['profession'])}, worth {work['value']}" in mail.text
         assert f"Round 2 starts with {NAMES[state['start_player']]}" in mail.text
         assert "Bea &lt;script&gt;" in mail.html and "<script>" not in mail.html
         assert mail.headers["In-Reply-To"] == ROOT and mail.headers["List-Unsubscribe"] == "<https://palazzo.example/u>"
@@ -246,7 +247,7 @@ def test_game_over_lists_ranks_scores_and_each_prestige_cards_points(finished):
                  for s in ranked]
     assert positions == sorted(positions)
     for score, at in zip(ranked, positions):
-        cards = [f"   prestige card {phrases.name(c['card'])}: {c['points']} points" for c in score["prestige_cards"]]
+        cards = [f"   prestige card {game_phrases.name(c['card'])}: {c['points']} points" for c in score["prestige_cards"]]
         assert lines[at + 1: at + 1 + len(cards)] == cards
         for card in cards:
             assert f"<li>{card.strip()}</li>" in mail.html
@@ -263,7 +264,7 @@ def test_sign_in_and_invitation_mails_carry_the_link_in_text_and_html():
     assert f'href="{url.replace("&", "&amp;")}"' in mail.html
     assert set(mail.headers) == {"Message-ID"}
     invite = render.invitation("bea@example.org", NAMES[1], 1, "g1", url, "eyJl.abc", "palazzo.example",
-                               title="Ann's game")
+                               title="Ann's game", played="Princes of Florence")
     assert invite.subject == "You have a seat in “Ann's game” · Palazzo"
     assert invite.text.startswith("You have been given seat 2 in “Ann's game”, a game of Princes of Florence")
     assert "seat 2 in “Ann&#39;s game”" in invite.html and "Game id: g1" in invite.text
@@ -277,7 +278,7 @@ def test_an_invitation_carries_only_our_words_and_the_title():
     as one is not used)."""
     typed = "Cheap watches at http://spam.example"
     invite = render.invitation("bea@example.org", typed, 0, "g1", "https://palazzo.example/sign-in?link=x", "x",
-                               "palazzo.example", title="Friday game")
+                               "palazzo.example", title="Friday game", played="Princes of Florence")
     assert "spam.example" not in invite.text + invite.html + invite.subject
     assert "Cheap watches" not in invite.text + invite.html + invite.subject
     assert "“Friday game”" in invite.subject + invite.text
@@ -292,7 +293,7 @@ def test_a_subject_stays_one_line_whatever_a_title_holds():
     mail = render.round_result(GAME.view(state, 0), table, to, {}, finished=1)
     assert mail.subject == "Round 1 is over · Ann  Bcc: all@example.org"
     invite = render.invitation("bea@example.org", "B", 1, "g1", "https://p.example/x", "x", "p.example",
-                               title="A\nBcc: b@example.org")
+                               title="A\nBcc: b@example.org", played="Princes of Florence")
     assert "\n" not in invite.subject and "\r" not in invite.subject
 
 

@@ -83,7 +83,7 @@ def game_mail() -> Mail:
 
 def invitation() -> Mail:
     return render.invitation("ann@example.org", "Ann", 0, TABLE.game_id, f"https://{DOMAIN}/sign-in?link=a", "a",
-                             DOMAIN, title=TABLE.title)
+                             DOMAIN, title=TABLE.title, played="Princes of Florence")
 
 
 def test_deliver_posts_the_v3_payload_with_our_headers_and_returns_sendgrids_id(stub):

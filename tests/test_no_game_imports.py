@@ -13,11 +13,6 @@ ROOT = Path(__file__).resolve().parent.parent
 AGNOSTIC = {"engine", "engine.core", "engine.presentation", "engine.bots", "engine.typed", "engine.quoting"}
 REGISTRY = "service/served.py"
 GAME_PACKAGES = {path.parent.name for path in (ROOT / "engine").glob("*/__init__.py")} - {"bots"}
-NOT_YET_MOVED = {  # Princes of Florence's presentation still in the service, to move into engine/pof
-    "service/phrases.py", "service/mail/render.py", "service/web/decision_forms.py",
-    "service/web/placing.py", "service/web/principality.py", "service/story.py", "service/web/tableau.py",
-    "service/words.py", "service/yard_svg.py",
-}
 
 
 def _imported(source: str) -> set[str]:
@@ -50,8 +45,23 @@ def _modules(*folders: str):
 
 def test_no_service_or_worker_module_imports_a_game_package_but_the_registry():
     naming = {path for path, source in _modules("service", "workers") if game_imports(source)} - {REGISTRY}
-    assert naming <= NOT_YET_MOVED, f"these name a game package, ask engine.presentation: {naming - NOT_YET_MOVED}"
-    assert NOT_YET_MOVED <= naming, f"moved already, take them off NOT_YET_MOVED: {NOT_YET_MOVED - naming}"
+    assert not naming, f"these name a game package, ask engine.presentation: {naming}"
+
+
+def _game_names() -> set[str]:
+    """Every served game's registered name and title, as a page or mail would say it."""
+    from engine.presentation import title_of
+    from service.served import PACKAGES, served_games
+    return {name.lower() for name in PACKAGES} | {title_of(game).lower() for game in served_games(list(PACKAGES))}
+
+
+def test_no_service_or_worker_file_names_a_game_but_the_registry():
+    """Nor its code, its docstrings or its templates: what a page or mail says of a game comes from it."""
+    files = [path for folder in ("service", "workers") for path in sorted((ROOT / folder).rglob("*"))
+             if path.suffix in (".py", ".html", ".txt", ".js") and path.relative_to(ROOT).as_posix() != REGISTRY]
+    naming = {path.relative_to(ROOT).as_posix(): found for path in files
+              if (found := {name for name in _game_names() if name in path.read_text().lower()})}
+    assert not naming, f"these name a game, ask engine.presentation: {naming}"
 
 
 def test_the_check_catches_every_way_of_importing_a_game():

@@ -8,7 +8,7 @@ import pytest
 from werkzeug.datastructures import MultiDict
 
 from engine.pof import scoring
-from service import words
+from engine.pof.presentation import words
 from service.web import forms
 from tests.conftest import assert_replays, bearer, new_game, seat_tokens
 from tests.web_client import enter_seat, play_game, send, table, to_action

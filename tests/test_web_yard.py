@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 from engine.pof.data import BUILDINGS, GRID_COLS, GRID_ROWS, PALAZZO
-from service.web.placing import piece_picture
-from service.yard_svg import SIZE_COLOURS, LANDSCAPE_COLOURS, PALAZZO_COLOURS, draw, summary
+from engine.pof.presentation.placing import piece_picture
+from engine.pof.presentation.yard_svg import SIZE_COLOURS, LANDSCAPE_COLOURS, PALAZZO_COLOURS, draw, summary
 
 YARD = {"buildings": [{"kind": "library", "squares": [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]]},
                       {"kind": "tower", "squares": [[3, 4], [3, 5], [3, 6]]}],
@@ -24,7 +24,7 @@ def test_every_square_is_drawn_with_what_covers_it():
     assert fills.count(SIZE_COLOURS[BUILDINGS["library"]["size"]][0]) == 5
     assert fills.count(SIZE_COLOURS["small"][0]) == 3 and fills.count(LANDSCAPE_COLOURS["lake"][0]) == 4
     assert all(f">{name}<" in svg for name in ("library", "tower", "lake", "Palazzo"))
-    assert 'role="img"' in svg and "Ann&#39;s principality" in svg
+    assert 'role="img"' in svg and "Ann&#x27;s principality" in svg
 
 
 def test_the_picture_says_in_words_what_it_shows():

@@ -227,7 +227,7 @@ def test_no_mail_label_answer_or_sentence_of_whole_games_shows_a_raw_id(seats, o
         move = choose_move(rng.choice(["random", "greedy"]), GAME, state, seat, rng)
         before, (state, events) = state, GAME.apply(state, seat, move)
         for reader in [None, *range(seats)]:
-            shown += [story.told(redact(event, reader), SEATS, reader) for event in events]
+            shown += [story.told(GAME, redact(event, reader), SEATS, reader) for event in events]
         if before["round"] != state["round"] or GAME.result(state):
             for reader in (None, seat):
                 to = render.Recipient("x@example.org", "Host" if reader is None else SEATS[reader], reader)
@@ -244,7 +244,7 @@ def test_no_mail_label_answer_or_sentence_of_whole_games_shows_a_raw_id(seats, o
     for mail in (
         render.sign_in("a@example.org", "https://p.example/sign-in?link=s", "s", "p.example"),
         render.invitation("a@example.org", "Ann", 0, "g1", "https://p.example/sign-in?link=s", "s", "p.example",
-                          title="Ann's game"),
+                          title="Ann's game", played="Princes of Florence"),
         render.host_link("a@example.org", "g1", "https://p.example/sign-in?link=s", "s", "p.example",
                          title="Ann's game"),
         *(render.seat_left("a@example.org", "Ann", "g1", "Ann's game", why, reason, "https://p.example/games/g1/watch",

@@ -15,7 +15,7 @@ from typing import Any
 from engine.core import get_game
 from engine.pof.data import (AUCTION_ITEMS, BONUS_CARDS, BUILDINGS, ECONOMY, FREEDOMS, LANDSCAPES, PRESTIGE_CARDS,
                              PROFESSIONS)
-from service import words
+from engine.pof.presentation import words
 
 PUBLIC_WORDS = {words.name(w) for w in (*AUCTION_ITEMS, *BUILDINGS, *LANDSCAPES, *FREEDOMS)}
 CARDS = {*PROFESSIONS, *BONUS_CARDS, *PRESTIGE_CARDS}
@@ -25,7 +25,8 @@ Secret = tuple[str, Any]  # ("card", id), ("florins", amount) or ("limit", amoun
 
 def text_of(html: str) -> str:
     """What a page says, tags and attributes included (a leak in an attribute is a leak too)."""
-    return html.replace("&#39;", "'").replace("&amp;", "&").replace("&#34;", '"').replace("&quot;", '"')
+    return (html.replace("&#39;", "'").replace("&#x27;", "'").replace("&amp;", "&").replace("&#34;", '"')
+            .replace("&quot;", '"'))
 
 
 def _strings(doc: Any) -> Iterator[str]:

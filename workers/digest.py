@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from service import deadlines, games, messages, preferences, timers
+from engine.presentation import presentation_of
 from service import phrases
 from service.mail import render, seats
 from service.store import Store, email_key
@@ -82,7 +83,7 @@ def daily(email_hash: str) -> int:
                 parts += [talk.part_of(table, seat, recipient, seen, digest=True) for message in found
                           if (seen := messages.shown(message, messages.Reader(seat))) is not None
                           and seen["text"] is not None and message["by"] != seat and not seen["hidden"]]
-        if recipient is None or table.game.name != render.GAME \
+        if recipient is None or presentation_of(table.game).mails is None \
                 or preferences.effective(wanted, game_id)["rhythm"] != "digest":
             continue
         frame = seats.frame(table, domain)

@@ -130,7 +130,7 @@ def game(game_id: str) -> int:
 
 def tell(store: Store, table: games.Table) -> int:
     """Send whatever the game's current state calls for and nobody has sent yet; returns how many."""
-    if not presentation_of(table.game).own_pages:  # a game with no mails of its own gets plain ones
+    if presentation_of(table.game).mails is None:  # a game with no mails of its own gets plain ones
         return _plain(store, table)
     frame = seats.frame(table, context.config().mail.domain)
     now = deadlines.now()

@@ -4,18 +4,14 @@ that they show what `engine.core.redact` lets him see and nothing else (another 
 the round is revealed)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from engine.core import Event, Viewer
+from engine.presentation import seat_namer
 from engine.goofspiel import words
 from engine.goofspiel.data import GAME
 
 View = dict[str, Any]
-
-
-def _who(names: list[str], reader: Viewer) -> Callable[[int], str]:
-    """A seat's name, the reader's own marked "(you)"."""
-    return lambda seat: f"{names[seat]} (you)" if seat == reader else names[seat]
 
 
 def _prize(view: View) -> str:
@@ -37,7 +33,7 @@ class GoofspielPresentation:
     def board_facts(self, view: View, viewer: Viewer, names: list[str]) -> dict[str, Any]:
         """The prize showing, the prizes face down, each seat's points, prizes taken and whether it has
         bid, the viewer's hand (each card with its bid) and the rounds played, as sentences."""
-        who = _who(names, viewer)
+        who = seat_namer(names, viewer)
         me = view["players"][viewer] if viewer is not None else None
         bid = (me.get("private") or {}).get("bid") if me else None
         return {
@@ -60,13 +56,17 @@ class GoofspielPresentation:
                  f"Your hand: {words.cards(view['players'][seat]['hand'])}.",
                  f"Prizes still face down: {words.cards(view['prizes_left']['values'])}."]
         if view["history"]:
-            lines.append(f"Last round: {words.round_over(view['history'][-1], _who(names, seat))}")
+            lines.append(f"Last round: {words.round_over(view['history'][-1], seat_namer(names, seat))}")
         return lines
+
+    def asking(self, view: View, decision: dict[str, Any]) -> str:
+        """What a bid asks, for the one-click page and the answers to replies."""
+        return "Your move: bid one card of your hand for the prize."
 
     def sentence(self, event: Event, names: list[str], reader: Viewer) -> str | None:
         """The log's line for one of Goofspiel's events (redacted for `reader` already)."""
         tell = words.SENTENCES.get(event.get("type", ""))
-        return tell(event, _who(names, reader)) if tell else None
+        return tell(event, seat_namer(names, reader)) if tell else None
 
 
 PRESENTATION = GoofspielPresentation()

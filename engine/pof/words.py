@@ -13,6 +13,7 @@ from typing import Iterable
 
 from engine.pof.data import AUCTION_ITEMS, BONUS_CARDS, DATA, PRESTIGE_CARDS
 from engine.pof.table import DECISION_KINDS
+from engine.presentation import listing
 
 GAME = "princes-of-florence"
 CARD_RECORDS = ("buildings", "landscapes", "freedoms", "professions", "bonus_cards", "prestige_cards")
@@ -71,16 +72,6 @@ def spoken(thing: str) -> str:
 def deck_card(deck: str) -> str:
     """What one card of a deck is called: "bonus card" for the bonus_cards deck."""
     return DECK_CARDS[deck]
-
-
-def listing(words: Iterable[str]) -> str:
-    """"Ann, Bob and Cid": names read as a sentence; names that hold commas themselves ("Four
-    buildings, two freedoms, four works") are kept apart by semicolons."""
-    words = list(words)
-    if len(words) < 2:
-        return "".join(words)
-    between = "; " if any("," in word for word in words) else ", "
-    return f"{between.join(words[:-1])} and {words[-1]}"
 
 
 def names(things: Iterable[str]) -> str:

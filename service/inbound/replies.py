@@ -39,18 +39,16 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from engine.core import LEAVE, Parsed, Unreadable, grammar_of, read_commands
-from engine.presentation import presentation_of
 from service import deadlines, games, leaving, messages, playing, preferences, ratelimit, tokens, vacation
 from service.inbound import address, inbox, message, quoting
 from service.inbound import talk as talk_lines
 from service.inbound import vacation_lines
 from service.links import Links
 from service import phrases
-from service.mail import headers, plain, render, seats
+from service.mail import headers, render, seats
 from service.mail.settings import MailSettings
 from service.problems import Problem
 from service.store import Store
@@ -265,9 +263,7 @@ class Replies:
         pending = table.decision_of(seat) if running else None
         reply = (address.reply_for(self.links, table, seat, self.settings.reply_domain, full=outcome["kind"] == "help")
                  if running else None)
-        own = presentation_of(table.game).own_pages
-        write = render.answer if own else partial(plain.answer, table.game)
-        answer = write(table.game.view(table.state, seat), pending, seats.frame(table, self.settings.domain),
+        answer = render.answer(table.game.view(table.state, seat), pending, seats.frame(table, self.settings.domain),
                        to, seats.links_of(self.links, table, seat), deadlines.now(), outcome, reply)
         self.store.followups.send_mail(self.store, answer)
 

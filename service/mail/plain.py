@@ -1,7 +1,7 @@
-"""The mails of a game that brings no mails of its own (`engine.presentation`: not `own_pages`): the
+"""The mails of a game that brings no mails of its own (`engine.presentation`: no `mails`): the
 decision mail (who must decide what and by when, in the game's words, the game's own lines if it has
-some, the default a deadline plays, its one-click answers and the seat's link), the answer to a
-reply by mail and the end of the game. Written from the seat's own view."""
+some, the default a deadline plays, its one-click answers and the seat's link), and the end of
+the game (the answer to a reply is `render.answer`'s, for every game). Written from the seat's own view."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -31,29 +31,6 @@ def decision(game: Game, view: dict[str, Any], pending: dict[str, Any], table: r
              "default": game.describe(default_move) if default_move else None, "reply": reply}
     return render.game_mail("plain_decision", f"Your move: {asked}", facts, table, to, links, reply=reply,
                             decision=(pending["seat"], pending["since"]) if reply and "since" in pending else None)
-
-
-def answer(game: Game, view: dict[str, Any], pending: dict[str, Any] | None, table: render.Table,
-           to: render.Recipient, links: render.MailLinks, now: datetime, outcome: render.Outcome,
-           reply: render.Reply | None = None) -> Mail:
-    """The answer to a player's reply (the answer mail's outcomes), his decision now in the game's words."""
-    if "secret" in view:
-        raise ValueError("a mail is rendered from a seat's view, never from the raw state")
-    situation = None
-    if pending is not None:
-        due = deadlines.parse(pending["deadline_at"]) if pending.get("deadline_at") else None
-        lines = [f"Your move: {said(game, pending['kind'])}.",
-                 *presentation_of(game).decision_lines(view, to.seat, pending, table.names)]
-        situation = {"pending": " ".join(lines), "deadline": phrases.clock(due, to.time_zone) if due else "its deadline",
-                     "relative": phrases.relative(due, now) if due else "none set"}
-    facts = {**render.frame(table, to, links), "round": view.get("round", "-"), "cash": None, "prestige": None,
-             "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [],
-                         "unsaid": [], "vacation": None, **outcome},
-             "situation": situation, "reply": reply}
-    decision = (to.seat, pending["since"]) if reply is not None and pending is not None and "since" in pending else None
-    return render.game_mail(f"reply_{outcome['kind']}", render._ANSWERS[outcome["kind"]](outcome), facts, table, to,
-                            links, reply=reply, decision=decision, answering=outcome.get("message_id"),
-                            template="answer", automatic=True)
 
 
 def game_over(game: Game, view: dict[str, Any], table: render.Table, to: render.Recipient,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from engine.core import Game
 from service import games
 from service.store import Store
 from service import story
@@ -45,14 +46,14 @@ def _own_move(entry: dict[str, Any], seat: int) -> bool:
     return entry.get("by") == seat and not entry.get("timeout") and (entry.get("event") or {}).get("seat") == seat
 
 
-def told(entries: list[dict[str, Any]], names: list[str], seat: int, limit: int, earlier: int = 0,
+def told(game: Game, entries: list[dict[str, Any]], names: list[str], seat: int, limit: int, earlier: int = 0,
          since_decision: bool = True) -> Recap | None:
     """The last `limit` of `entries` in the story's sentences; `earlier` entries before them were not
     read. None when there is nothing to tell."""
     if not entries:
         return None
     shown = entries[-limit:] if limit > 0 else []
-    return {"lines": [line["text"] for line in story.lines(shown, names, seat)],
+    return {"lines": [line["text"] for line in story.lines(game, shown, names, seat)],
             "more": earlier + len(entries) - len(shown), "since_decision": since_decision}
 
 
@@ -64,4 +65,4 @@ def of(store: Store, table: games.Table, seat: int, limit: int = RECAP_LINES) ->
     entries = [entry for entry in entries if entry.get("version", 0) <= table.version]
     recent, found = since_last_decision(entries, seat)
     names = [games.seat_name(entry, number) for number, entry in enumerate(table.meta["seats"])]
-    return told(recent, names, seat, limit, 0 if found else start, found)
+    return told(table.game, recent, names, seat, limit, 0 if found else start, found)

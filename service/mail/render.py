@@ -19,32 +19,22 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from engine import get_game
-from engine.core import Move, word
-from engine.pof.data import ECONOMY, ROUNDS
+from engine.core import Game, Move
+from engine.presentation import Mails, asking, listing, presentation_of, said
 from service import deadlines, titles
 from service import phrases
 from service.mail import headers
-from service import yard_svg
 from service.mail.message import Mail
+from service.served import games_loader
 
 if TYPE_CHECKING:
     from service.mail.recap import Recap
 
-GAME = "princes-of-florence"
-CHOOSE_KINDS = ("keep_professions", "choose_card", "place_landscape", "use_enticement", "split_payout")
-_CHOICES = {
-    "keep_professions": "keep your professions",
-    "choose_card": "choose a card",
-    "place_landscape": "place your landscape",
-    "use_enticement": "use your enticement card?",
-    "split_payout": "split your payout",
-}
-
 _TEMPLATES = Environment(
-    loader=PackageLoader("service.mail", "templates"),
+    loader=ChoiceLoader([PackageLoader("service.mail", "templates"), games_loader()]),
     autoescape=select_autoescape(["html"]),
     undefined=StrictUndefined,
     trim_blocks=True,
@@ -141,11 +131,13 @@ class Recipient:
 @dataclass(frozen=True)
 class Table:
     """The game a mail is about: its id, every seat's name (a view knows seats by number), our mail
-    domain, and the game's title (`games.title_of`), which names the game in subjects and text."""
+    domain, the game's title (`games.title_of`), which names the game in subjects and text, and the
+    name of the game it plays (None for a mail that shows no view: its one-click links carry labels)."""
     game_id: str
     names: list[str]
     domain: str
     title: str
+    game: str | None = None
 
 
 def decision(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
@@ -156,11 +148,6 @@ def decision(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Re
     (the bot answering at the seat's deadlines), that the stand-in, not the default, answers."""
     return part_mail(decision_part(view, pending, table, to, links, now, default_move, reply, stand_in=stand_in),
                      to.email, table.domain)
-
-
-def decision_kind(kind: str) -> str:
-    """Which mail a decision kind gets."""
-    return "your_bid" if kind == "bid" else "choose" if kind in CHOOSE_KINDS else "your_turn"
 
 
 def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
@@ -178,59 +165,28 @@ def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailL
     """What the public view shows of a finished round (by default the one before the view's): the works
     published, the best-work bonus, the standings and what comes next."""
     facts = _round_facts(view, table, to, links, finished)
-    return game_mail("round_result", f"Round {facts['finished']} is over", facts, table, to, links)
+    return game_mail("round_result", facts["summary"], facts, table, to, links,
+                     template=_own_template(_check(view, table), "round_result"))
 
 
 def round_part(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks, finished: int) -> Part:
     """A finished round as a daily digest lists it (`digest`), with the facts of its own mail."""
+    facts = _round_facts(view, table, to, links, finished)
     return {"kind": "round_result", "game": table.game_id, "seat": to.seat, "holder": to.holder, "since": None,
-            "summary": f"Round {finished} is over", "facts": _round_facts(view, table, to, links, finished)}
+            "summary": facts["summary"], "facts": facts}
 
 
 def _round_facts(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
                  finished: int | None) -> dict[str, Any]:
-    _check(view)
-    if finished is None:
-        finished = view["round"] if view["phase"] == "over" else view["round"] - 1
-    if not 1 <= finished <= ROUNDS:
-        raise ValueError(f"no finished round to report in round {view['round']} ({view['phase']})")
-    works = sorted(({"name": table.names[p["seat"]], "profession": phrases.name(w["profession"]), "value": w["value"]}
-                    for p in view["players"] for w in p["works"] if w["round"] == finished),
-                   key=lambda work: -work["value"])
-    best = works[0]["value"] if works else None
-    best_names = {w["name"] for w in works if w["value"] == best}
-    return {
-        **frame(table, to, links),
-        "finished": finished,
-        "rounds": ROUNDS,
-        "works": works,
-        "best": best,
-        "best_names": phrases.listing(sorted(best_names)),
-        "best_shared": len(best_names) > 1,
-        "best_points": ECONOMY["prestige_for_best_work"],
-        "standings": [{"name": table.names[p["seat"]], "prestige": p["prestige"]}
-                      for p in sorted(view["players"], key=lambda p: -p["prestige"])],
-        "next_round": finished + 1 if finished < ROUNDS and view["phase"] != "over" else None,
-        "start_player": table.names[view["start_player"]],
-        "min_work_value": view["min_work_value"],
-    }
+    game = _check(view, table)
+    return {**frame(table, to, links, game), **_mails(game).round_result(view, table.names, finished)}
 
 
 def game_over(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
-    """The final scores from the game's result: ranks, prestige, cash and what each prestige card scored."""
-    _check(view)
-    result = view["result"]
-    if result is None:
-        raise ValueError("the game is not over")
-    scores = [{"rank": s["rank"], "name": table.names[s["seat"]], "prestige": s["prestige"],
-               "cash": phrases.florins(s["cash"]),
-               "cards": [{"card": phrases.name(c["card"]), "points": c["points"]} for c in s["prestige_cards"]]}
-              for s in sorted(result["scores"], key=lambda s: (s["rank"], s["seat"]))]
-    winners = phrases.listing([table.names[seat] for seat in result["winners"]])
-    facts = {**frame(table, to, links), "scores": scores, "winners": winners,
-             "shared": len(result["winners"]) > 1}
-    return game_mail("game_over", f"Game over: {winners} {'win' if len(result['winners']) > 1 else 'wins'}",
-                 facts, table, to, links)
+    """The final scores from the game's result, as the game's mails tell them (`Mails.game_over`)."""
+    game = _check(view, table)
+    facts = {**frame(table, to, links, game), **_mails(game).game_over(view, table.names)}
+    return game_mail("game_over", facts["summary"], facts, table, to, links, template=_own_template(game, "game_over"))
 
 
 def sign_in(to: str, url: str, signed: str, domain: str) -> Mail:
@@ -239,11 +195,12 @@ def sign_in(to: str, url: str, signed: str, domain: str) -> Mail:
 
 
 def invitation(to: str, name: str, seat: int, game_id: str, url: str, signed: str, domain: str, *,
-               title: str) -> Mail:
+               title: str, played: str) -> Mail:
     """A seated player's way in: the seat is his once he opens the link. Of what the creator typed it
-    shows the game's title alone (`service.titles`: one line, nothing a mail program makes a link of)."""
+    shows the game's title alone (`service.titles`: one line, nothing a mail program makes a link of);
+    `played` is what people call the game it plays (`games.game_words`)."""
     shown = titles.one_line(title)
-    facts = {"url": url, "signed": signed, "seat": seat, "game_id": game_id, "title": shown}
+    facts = {"url": url, "signed": signed, "seat": seat, "game_id": game_id, "title": shown, "played": played}
     return _account_mail("invitation", f"You have a seat in “{shown}” · Palazzo", to, facts, domain, game_id)
 
 
@@ -290,36 +247,52 @@ def _html(kind: str, context: dict[str, Any]) -> str:
     return _TEMPLATES.get_template(f"{kind}.html").render(context)
 
 
-def _check(view: dict[str, Any]) -> None:
-    """Refuse what is not a Princes of Florence view: above all a raw state, which still holds its secrets."""
+def _check(view: dict[str, Any], table: Table) -> Game:
+    """The game a mail of `table` is about (the table's, else the one its view names); refuses what is
+    no view, above all a raw state, which still holds its secrets."""
     if "secret" in view:
         raise ValueError("a mail is rendered from a seat's view, never from the raw state")
-    if view.get("game") != GAME:
-        raise ValueError(f"mails are written for {GAME} views, not {view.get('game')!r}")
+    name = table.game or view.get("game")
+    if name is None:
+        raise ValueError("a mail's table names no game, nor does its view")
+    return get_game(name)
 
 
-def _own(view: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """The reader's own seat, private part included: only his own view has it."""
-    me = view["players"][seat] if seat is not None else {}
-    if "private" not in me:
-        raise ValueError(f"this is not seat {seat}'s own view")
-    return me
+def _mails(game: Game) -> Mails:
+    """The game's own mails' facts; a game without them gets only the plain decision mail."""
+    mails = presentation_of(game).mails
+    if mails is None:
+        raise ValueError(f"{game.name} brings no mails of its own")
+    return mails
 
 
-def frame(table: Table, to: Recipient, links: MailLinks) -> dict[str, Any]:
-    """What every game mail shows around its facts: the reader's name and the links."""
-    describe = get_game(GAME).describe
+def _own_template(game: Game, kind: str) -> str:
+    """A mail kind that is all the game's own (a round's result, the final scores, a welcome): its
+    template in the game's mail folder."""
+    return f"games/{game.name}/mail/{kind}"
+
+
+def _waiting(game: Game, view: dict[str, Any], pending: dict[str, Any] | None, to: Recipient,
+             now: datetime) -> dict[str, str] | None:
+    """The reader's own decision, if one waits with a deadline: what it asks, by when (in his zone), how soon."""
+    if pending is None or not pending.get("deadline_at"):
+        return None
+    due = deadlines.parse(pending["deadline_at"])
+    return {"pending": asking(game, view, pending), "deadline": phrases.clock(due, to.time_zone),
+            "relative": phrases.relative(due, now)}
+
+
+def frame(table: Table, to: Recipient, links: MailLinks, game: Game | None = None) -> dict[str, Any]:
+    """What every game mail shows around its facts: the reader's name and the links (a one-click link
+    without a label named by its move in the words of `game`, by default the table's), and the
+    folder of the game's mail partials (`templates`, imported as `own` for what only it says)."""
+    name = game.name if game else table.game
+    describe = get_game(name).describe if links.get("one_click") else None
     one_click = [{"label": link.get("label") or describe(link["move"]), "url": link["url"]}
                  for link in links.get("one_click", [])]
     return {"name": to.name, "game_id": table.game_id, "title": table.title, "one_click": one_click,
+            "templates": f"games/{name}/mail" if name else None,
             "seat_url": links.get("seat"), "unsubscribe": links.get("unsubscribe")}
-
-
-_SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
-    "your_turn": lambda facts: f"Your turn in round {facts['round']}",
-    "your_bid": lambda facts: f"Your bid: the {facts['lot']['item']} stands at {facts['lot']['bid']}",
-    "choose": lambda facts: f"Your choice: {_CHOICES.get(facts['kind'], phrases.name(facts['kind']))}",
-}
 
 
 def decision_part(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
@@ -329,10 +302,11 @@ def decision_part(view: dict[str, Any], pending: dict[str, Any], table: Table, t
     reminder shows the same facts under its own heading. `recap` (`service.mail.recap.of`, made from
     the seat's redacted feed by the caller) tells what happened since the seat's last decision. With
     `stand_in`, the bot that answers at the deadline instead of `default_move` (`playing.default_on`)."""
-    kind = decision_kind(pending["kind"])
+    mails = _mails(_check(view, table))
+    kind = mails.kind(pending["kind"])
     facts = {**_decision_facts(view, pending, table, to, links, now, default_move), "reply": reply,
              "mail": kind, "reminder": reminder, "recap": recap, "standin": stand_in}
-    summary = _SUMMARIES[kind](facts)
+    summary = mails.summary(kind, facts)
     return {"kind": "reminder" if reminder else kind, "game": table.game_id, "seat": pending["seat"],
             "holder": to.holder, "since": pending.get("since"),
             "summary": f"Reminder: {summary}" if reminder else summary, "facts": facts}
@@ -434,28 +408,20 @@ def remade(mail: Mail, parts: list[Part], domain: str) -> Mail | None:
 
 def _decision_facts(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Recipient,
                     links: MailLinks, now: datetime, default_move: Move | None) -> dict[str, Any]:
-    """The facts of a decision mail: the decision in words, the reader's means, the deadline."""
-    _check(view)
+    """The facts of a decision mail: the decision in words, the deadline, the default, and the game's
+    own facts (`Mails.decision`: what the reader has, his board)."""
+    game = _check(view, table)
     if pending["seat"] != to.seat:
         raise ValueError(f"seat {pending['seat']}'s decision mailed to seat {to.seat}")
-    me = _own(view, to.seat)
-    details = next((d for d in view["pending"] if d["seat"] == to.seat), {})
-    asked = {**details, **pending}
     due = deadlines.parse(pending["deadline_at"])
     return {
-        **frame(table, to, links),
-        "kind": asked["kind"],
-        "round": view["round"],
-        "rounds": ROUNDS,
-        "min_work_value": view["min_work_value"],
-        "cash": phrases.florins(me["private"]["cash"]),
-        "prestige": me["prestige"],
-        "pending": phrases.pending(asked, view),
+        **frame(table, to, links, game),
+        **_mails(game).decision(view, to.seat, pending, table.names),
+        "kind": pending["kind"],
+        "pending": asking(game, view, pending),
         "deadline": phrases.clock(due, to.time_zone),
         "relative": phrases.relative(due, now),
-        "default": get_game(GAME).describe(default_move) if default_move else None,
-        "lot": _lot(view, table, to.seat) if asked["kind"] == "bid" else None,
-        "yard": yard_svg.grid(me, "Your principality"),
+        "default": game.describe(default_move) if default_move else None,
     }
 
 
@@ -476,23 +442,16 @@ _ANSWERS: dict[str, Callable[[Outcome], str]] = {
 def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, to: Recipient, links: MailLinks,
            now: datetime, outcome: Outcome, reply: Reply | None = None) -> Mail:
     """The answer to a player's reply: what was played (or why nothing was), his situation now from his
-    own view, and, with `reply`, the commands he may send next. It threads under his mail."""
-    _check(view)
-    me = _own(view, to.seat)
-    situation = None
-    if pending is not None:
-        details = next((d for d in view["pending"] if d["seat"] == to.seat), {})
-        due = deadlines.parse(pending["deadline_at"])
-        situation = {"pending": phrases.pending({**details, **pending}, view),
-                     "deadline": phrases.clock(due, to.time_zone), "relative": phrases.relative(due, now)}
+    own view (where he stands, in the words of a game with mails of its own), and, with `reply`, the
+    commands he may send next. It threads under his mail."""
+    game = _check(view, table)
+    mails = presentation_of(game).mails
     facts = {
-        **frame(table, to, links),
+        **frame(table, to, links, game),
+        "standing": mails.standing(view, to.seat) if mails else None,
         "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [], "unsaid": [],
                     "vacation": None, **outcome},
-        "situation": situation,
-        "round": view["round"],
-        "cash": phrases.florins(me["private"]["cash"]),
-        "prestige": me["prestige"],
+        "situation": _waiting(game, view, pending, to, now),
         "reply": reply,
     }
     decision = (to.seat, pending["since"]) if reply is not None and pending is not None and "since" in pending else None
@@ -507,28 +466,17 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
     phase, his cash and prestige, the standings, whose decision it is and until when) from his own
     view, and his links; his seat page shows the rest of his private part. `after` names the player
     whose seat it was, `pending` is the game's pending decisions (his own with its deadline)."""
-    _check(view)
-    me = _own(view, to.seat)
+    game = _check(view, table)
     own = next((d for d in pending if d["seat"] == to.seat), None)
-    decision = None
-    if own is not None and own.get("deadline_at"):
-        due = deadlines.parse(own["deadline_at"])
-        asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **own}
-        decision = {"pending": phrases.pending(asked, view),
-                    "deadline": phrases.clock(due, to.time_zone), "relative": phrases.relative(due, now)}
-    waiting = phrases.listing(list(dict.fromkeys(table.names[d["seat"]] for d in pending if d["seat"] != to.seat)))
-    private = me["private"]
+    waiting = listing(list(dict.fromkeys(table.names[d["seat"]] for d in pending if d["seat"] != to.seat)))
     facts = {
-        **frame(table, to, links),
-        "seat": to.seat, "after": after, "round": view["round"], "rounds": ROUNDS,
-        "phase": phrases.PHASES.get(view["phase"], view["phase"]), "min_work_value": view["min_work_value"],
-        "cash": phrases.florins(private["cash"]), "prestige": me["prestige"],
-        "hand": phrases.names(private.get("hand", [])), "bonus_cards": len(private.get("bonus_cards", [])),
-        "standings": [{"name": table.names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == to.seat}
-                      for p in sorted(view["players"], key=lambda p: -p["prestige"])],
-        "decision": decision, "waiting": waiting, "reply": reply, "yard": yard_svg.grid(me, "Your principality"),
+        **frame(table, to, links, game),
+        **_mails(game).welcome(view, to.seat, table.names),
+        "seat": to.seat, "after": after, "decision": _waiting(game, view, own, to, now), "waiting": waiting,
+        "reply": reply,
     }
-    return game_mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply)
+    return game_mail("welcome", f"Welcome: you now play seat {to.seat + 1}", facts, table, to, links, reply=reply,
+                     template=_own_template(game, "welcome"))
 
 
 def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | None, misses: dict[str, Any],
@@ -539,17 +487,13 @@ def notice_part(view: dict[str, Any], timed_out: dict[str, Any], label: str | No
     its missed decisions (`told.misses`), and what waits for him now (`pending`, his own decision, unless
     it is mailed `with_decision`, as the part beside it). Kind `standin` when this timeout made the
     stand-in take over, else `defaulted`; rendered from his own view, as every seat's mail."""
-    _check(view)
-    _own(view, to.seat)
+    game = _check(view, table)
+    standing = _mails(game).standing(view, to.seat)  # refused from any view but the seat's own
     started = bool(misses["standin"]) and misses["standin_since"] == timed_out["at"]
-    following = None
-    if pending is not None and not with_decision and pending.get("deadline_at"):
-        due = deadlines.parse(pending["deadline_at"])
-        asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **pending}
-        following = {"pending": phrases.pending(asked, view), "deadline": phrases.clock(due, to.time_zone),
-                     "relative": phrases.relative(due, now)}
-    facts = {**frame(table, to, {key: value for key, value in links.items() if key != "one_click"}),
-             "asked": word(get_game(GAME), timed_out["kind"]) if timed_out.get("kind") else "",
+    following = None if with_decision else _waiting(game, view, pending, to, now)
+    facts = {**frame(table, to, {key: value for key, value in links.items() if key != "one_click"}, game),
+             "standing": standing,
+             "asked": said(game, timed_out["kind"]) if timed_out.get("kind") else "",
              "when": phrases.clock(deadlines.parse(timed_out["at"]), to.time_zone), "by": timed_out["by"],
              "label": label, "started": started, "next": following, "with_decision": with_decision,
              **{key: misses[key] for key in ("missed", "standin", "before_standin", "before_removal")}}
@@ -600,14 +544,8 @@ def resumed(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, 
             now: datetime, moved: int) -> Mail:
     """To everyone at the table: the game goes on, every deadline moved later by `moved` seconds, and
     his own decision (if one waits for him) with its deadline now."""
-    _check(view)
-    decision = None
-    if pending is not None and pending.get("deadline_at"):
-        due = deadlines.parse(pending["deadline_at"])
-        asked = {**next((d for d in view["pending"] if d["seat"] == to.seat), {}), **pending}
-        decision = {"pending": phrases.pending(asked, view), "deadline": phrases.clock(due, to.time_zone),
-                    "relative": phrases.relative(due, now)}
-    facts = {**frame(table, to, links), "moved": _span(moved), "decision": decision}
+    game = _check(view, table)
+    facts = {**frame(table, to, links, game), "moved": _span(moved), "decision": _waiting(game, view, pending, to, now)}
     return game_mail("resumed", "The game goes on", facts, table, to, links)
 
 
@@ -633,24 +571,6 @@ def seat_left(to: str, name: str, game_id: str, title: str, why: str, reason: st
     return Mail(to=to, subject=context["subject"], text=_text("seat_left", context), html=_html("seat_left", context),
                 headers=headers.build(domain, game_id, answering=answering, automatic=answering is not None),
                 kind="seat_left", game=game_id)
-
-
-def _lot(view: dict[str, Any], table: Table, seat: int) -> dict[str, Any]:
-    """The item under the hammer, its bid and who is still in, as the reader of a bid mail sees them."""
-    lot = view["auction"]["lot"]
-
-    def who(other: int) -> str:
-        return "you" if other == seat else table.names[other]
-
-    return {
-        "item": phrases.name(lot["item"]),
-        "bid": lot["bid"],
-        "leader": who(lot["leader"]),
-        "chooser": who(lot["chooser"]),
-        "still_in": phrases.listing([who(other) for other in lot["in"]]),
-        "next_bid": lot["bid"] + ECONOMY["auction_step"],
-        "open_bidding": view["options"]["bidding"] == "open",
-    }
 
 
 def merged(parts: list[Part], to: str, domain: str) -> Mail | None:

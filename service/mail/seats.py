@@ -54,7 +54,7 @@ def talk_links(links: Links, table: games.Table, seat: int) -> render.MailLinks:
 def frame(table: games.Table, domain: str) -> render.Table:
     """What every mail of the game shows around the seat's view: the game and its players."""
     return render.Table(table.id, [games.seat_name(s, n) for n, s in enumerate(table.meta["seats"])], domain,
-                        games.title_of(table))
+                        games.title_of(table), table.game.name)
 
 
 def claim(store: Store, game_id: str, what: str, ttl: int) -> bool:

@@ -44,11 +44,6 @@ def _item(fragment: dict[str, Any], value: Any) -> str:
     return ",".join(str(part) for part in value) if fragment["type"] == "array" else str(value)
 
 
-def squares_value(squares: list[list[int]]) -> str:
-    """One form value holding a whole placement, as `move_from` reads it back."""
-    return " ".join(f"{r},{c}" for r, c in squares)
-
-
 def move_from(game: Any, form: MultiDict) -> Move:
     """The move a posted form describes; 422 `invalid_move` when a field cannot be read at all.
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, redirect, url_for
+from flask import Response, current_app, redirect, url_for
 
+from engine.presentation import listing, title_of
 from service import player_games, preferences
-from service import words
 from service.web import access, session, tableau
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -19,7 +19,8 @@ bp = blueprint("home_page", __name__)
 def home() -> Response:
     visitor = session.current()
     if not visitor.signed_in:
-        return render("home.html", games=[], flash=[], zone="UTC")
+        played = listing([title_of(game) for game in current_app.extensions["palazzo.games"]])
+        return render("home.html", games=[], flash=[], zone="UTC", played=played)
     zone = preferences.read(web_store(), visitor.email)["time_zone"] if visitor.email else "UTC"
     return render("home.html", games=games_of(visitor, zone), flash=session.take_flash(), zone=zone)
 
@@ -51,7 +52,7 @@ def _outcome(item: dict[str, Any]) -> str | None:
     result = item["result"]
     if result is None:
         return None
-    winners = words.listing(result["winners"]) if result["winners"] else None
+    winners = listing(result["winners"]) if result["winners"] else None
     won = f"{winners} {'won' if len(result['winners']) == 1 else 'shared the win'}" if winners else None
     if result["rank"] is None:
         return f"{won}." if won else None

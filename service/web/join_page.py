@@ -107,7 +107,8 @@ def lobby() -> Response:
 
 def _shown(game: dict[str, Any]) -> dict[str, Any]:
     """A listed game (`seats.listed`) with what people read: its terms in words, when it was made."""
-    return {**game, "terms": terms(game), "created": phrases.clock(deadlines.parse(game["created_at"]), "UTC")}
+    return {**game, "terms": terms(game), "created": phrases.clock(deadlines.parse(game["created_at"]), "UTC"),
+            "played": games.game_words(game["game"])}
 
 
 def terms(meta: dict[str, Any]) -> list[str]:

@@ -16,11 +16,10 @@ from typing import Any
 from flask import Response, request, url_for
 
 from engine.core import Move
-from engine.presentation import presentation_of, said
+from engine.presentation import asking, presentation_of
 from service import deadlines, games, playing, web
 from service.links import Links
 from service.mailed_links import ACT, ACT_PAGE, choice, common_answers, one_click
-from service import phrases
 from service.problems import Problem
 from service.web import tableau
 from service.web.pages import blueprint, render
@@ -145,42 +144,28 @@ def _moved_on(table: games.Table, seat: int, problem: Problem | None = None) -> 
 
 
 def _situation(table: games.Table, seat: int, answers: bool = True) -> dict[str, Any]:
-    """What the seat may see now, from its own view only: its decision in words, the round, its cash,
-    everyone's prestige, and (with `answers`) fresh one-click answers, bound to the same holder.
+    """What the seat may see now, from its own view only: its decision in words, what the game shows at
+    a glance (`engine.presentation`'s `glance`: the round, its cash, everyone's prestige), and (with
+    `answers`) fresh one-click answers, bound to the same holder.
 
     Never a seat link: a one-click link travels in mail that is forwarded and scanned, and must not
     become a way into the whole seat; the page links to the seat page itself, which asks who you are.
     """
     view = table.game.view(table.state, seat)
     names = tableau.names_of(table)
-    players = view.get("players", [])
     fresh = one_click(web.links(), table, seat) if answers else []
+    decision = table.decision_of(seat) if table.status == games.RUNNING else None
+    shown = presentation_of(table.game)
     return {
         "game_id": table.id, "title": games.title_of(table), "game": games.game_words(table.meta["game"]),
-        "seat": seat, "name": names[seat],
-        "status": _status(table), "round": view.get("round"),
-        "decision": _decision(table, seat, view, names),
+        "seat": seat, "name": names[seat], "status": _status(table),
+        "decision": {"words": asking(table.game, view, decision),
+                     "due": tableau.due(decision["deadline_at"], tableau.time_zone(web.store(), table, seat))}
+        if decision else None,
         "one_click": fresh, "seat_page": url_for("seat_page.show", game_id=table.id),
-        "cash": players[seat].get("private", {}).get("cash") if seat < len(players) else None,
-        "standings": [{"name": names[p["seat"]], "prestige": p["prestige"], "me": p["seat"] == seat}
-                      for p in players if "prestige" in p],
-    }
-
-
-def _decision(table: games.Table, seat: int, view: dict[str, Any], names: list[str]) -> dict[str, Any] | None:
-    decision = table.decision_of(seat)
-    if table.status != games.RUNNING or decision is None:
-        return None
-    due = tableau.due(decision["deadline_at"], tableau.time_zone(web.store(), table, seat))
-    shown = presentation_of(table.game)
-    if not shown.own_pages:  # a game with the plain mails: its own decision lines say the rest
-        lines = [f"Your move: {said(table.game, decision['kind'])}.", *shown.decision_lines(view, seat, decision, names)]
-        return {"words": " ".join(lines), "due": due, "lot": None}
-    lot = (view.get("auction") or {}).get("lot") if decision["kind"] == "bid" else None
-    return {
-        "words": phrases.pending(tableau.asked(view, decision), view),
-        "due": due,
-        "lot": {"item": phrases.name(lot["item"]), "bid": lot["bid"], "leader": names[lot["leader"]]} if lot else None,
+        "glance": {"where": None, "means": [], "standings": [],
+                   "lines": shown.decision_lines(view, seat, decision, names) if decision else [],
+                   **shown.glance(view, seat, decision, names)},
     }
 
 

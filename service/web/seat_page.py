@@ -14,15 +14,14 @@ from urllib.parse import urlencode
 from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
-from engine.presentation import presentation_of, sentence
+from engine.presentation import presentation_of
 from engine.typed import whole_number
 from service import games, leaving, messages, playing
 from service.games import Table
 from service.problems import Problem
 from service.resources.common import load_game
 from service.vocabulary import check_move
-from service.web import (access, decision_forms, form_errors, forms, placing, session, tableau, talk,
-                         told_notices, vacation_panel)
+from service.web import access, form_errors, forms, session, tableau, talk, told_notices, vacation_panel
 from service import story
 from service.web import links as web_links
 from service.web import store as web_store
@@ -44,7 +43,7 @@ def show(game_id: str) -> Response:
     seat = access.seat_of(session.current(), table)
     if seat is None:
         return redirect(url_for("watch_page.watch", game_id=game_id), 303)
-    unread = placing.unreadable(request.args)
+    unread = presentation_of(table.game).unreadable(request.args)
     if unread:
         return draw(table, seat, 400, f"This page's address holds a {' and a '.join(unread)} that could not be "
                                       "read, so the piece is shown from its first place; nothing was played.")
@@ -68,7 +67,7 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None,
         "vacation": vacation_panel.panel(table, seat, tableau.time_zone(web_store(), table, seat)),
     }
     shown = presentation_of(table.game)
-    if not shown.own_pages:
+    if not shown.seat_page:
         moves = table.game.legal_moves(table.state, seat) if table.decision_of(seat) else []
         zone = tableau.time_zone(web_store(), table, seat)
         brief = {"game_id": table.id, "title": games.title_of(table), "version": table.version, "status": table.status,
@@ -78,10 +77,9 @@ def draw(table: Table, seat: int, status: int = 200, problem: str | None = None,
         return render("seat_generic.html", status, table=brief, view=view, board=board_of(table, view, seat),
                       moves=[(table.game.describe(m), m) for m in moves], **context)
     context["table"] = tableau.table_context(web_store(), table, seat, view)
-    context["decision"] = decision_forms.decision(table, seat, view, request.args,
-                                                  lambda **step: seat_href(table.id, **step))
-    context["orders"] = decision_forms.orders_form(view, seat) if table.status == games.RUNNING else None
-    return render("seat.html", status, **context)
+    context.update(shown.seat_forms(table.state, view, seat, table.decision_of(seat), table.status == games.RUNNING,
+                                    request.args.to_dict(flat=False), lambda **step: seat_href(table.id, **step)))
+    return render(f"games/{table.game.name}/{shown.seat_page}", status, **context)
 
 
 def board_of(table: Table, view: dict[str, Any], viewer: int | None) -> dict[str, Any] | None:
@@ -162,12 +160,5 @@ def log(game_id: str) -> Response:
     total = web_store().feed_length(table.id)
     entries, _, _ = games.events_for(web_store(), table.id, reader, 0, max(total, 1))
     return render("log.html", game_id=table.id, title=games.title_of(table),
-                  lines=log_lines(table, entries, tableau.names_of(table), reader), reader=reader)
-
-
-def log_lines(table: Table, entries: list[dict[str, Any]], names: list[str], reader: int | None) -> list[dict[str, Any]]:
-    """Feed entries as {seq, version, at, text}, each told in the game's own sentences (`engine.presentation`)."""
-    if presentation_of(table.game).own_pages:
-        return story.lines(entries, names, reader)
-    return [{**{key: entry.get(key) for key in ("seq", "version", "at")},
-             "text": sentence(table.game, entry.get("event") or {}, names, reader)} for entry in entries]
+                  lines=story.lines(table.game, entries, tableau.names_of(table), reader),
+                  reader=reader)

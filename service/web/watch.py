@@ -26,8 +26,10 @@ def watch(game_id: str) -> Response:
     seat = access.seat_of(session.current(), table)
     view = table.game.view(table.state, None)
     spoken = talk.panel(table, messages.SPECTATOR)  # the table's messages only, whoever looks
-    if not presentation_of(table.game).own_pages:
+    shown = presentation_of(table.game)
+    if not shown.watch_page:
         return render("watch_generic.html", game_id=table.id, title=games.title_of(table), view=view, seat=seat,
                       talk=spoken, board=seat_page.board_of(table, view, None))
-    return render("watch.html", table=tableau.table_context(web_store(), table, None, view), seat=seat,
+    return render(f"games/{table.game.name}/{shown.watch_page}",
+                  table=tableau.table_context(web_store(), table, None, view), seat=seat,
                   host=access.is_host(session.current(), table), talk=spoken)

@@ -7,33 +7,39 @@ made of plain links and GET forms, so all of it works without a script.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
-from werkzeug.datastructures import MultiDict
-
-from engine.core import Move, filled, fills
+from engine.core import Game, Move, filled, fills
 from engine.pof import scoring
 from engine.pof.data import AUCTION_ITEMS, BUILDINGS, ECONOMY, ROUNDS
-from service.games import RUNNING, Table
-from service import phrases
-from service import words
-from service.web import tableau
-from service.web.placing import piece_picture, placement
+from engine.pof.presentation import phrases, words
+from engine.pof.presentation.placing import piece_picture, placement
+from engine.presentation import asked as with_details
 
 SIMPLE = ("open_auction", "pass_auction", "step_out", "keep_enticement", "buy_freedom", "buy_profession",
           "buy_bonus_card", "discard_landscape", "keep_professions", "end_turn")
 Href = Callable[..., str]
+Args = Mapping[str, list[str]]  # a page's query: each name with its values
 
 
-def decision(table: Table, seat: int, view: dict[str, Any], args: MultiDict[str, str],
-             href: Href) -> dict[str, Any] | None:
-    """The seat's decision and its forms, or None when nothing waits for it."""
-    pending = table.decision_of(seat)
-    if table.status != RUNNING or pending is None:
-        return None
-    game, state = table.game, table.state
+def seat_forms(game: Game, state: dict[str, Any], view: dict[str, Any], seat: int, pending: dict[str, Any] | None,
+               running: bool, args: Args, href: Href) -> dict[str, Any]:
+    """What the seat page posts: its decision's forms (None when nothing waits) and its standing orders
+    (None unless the game runs)."""
+    return {"decision": decision(game, state, view, seat, pending, args, href) if running and pending else None,
+            "orders": orders_form(view, seat) if running else None}
+
+
+def _arg(args: Args, name: str) -> str | None:
+    values = args.get(name) or []
+    return values[0] if values else None
+
+
+def decision(game: Game, state: dict[str, Any], view: dict[str, Any], seat: int, pending: dict[str, Any],
+             args: Args, href: Href) -> dict[str, Any]:
+    """The seat's decision and its forms."""
     legal = game.legal_moves(state, seat)
-    asked = tableau.asked(view, pending)
+    asked = with_details(view, pending)
     me = view["players"][seat]
     out: dict[str, Any] = {
         "kind": pending["kind"], "words": phrases.pending(asked, view),
@@ -54,17 +60,17 @@ def decision(table: Table, seat: int, view: dict[str, Any], args: MultiDict[str,
     elif pending["kind"] == "place_landscape":
         kind = asked["landscape"]
         out["placing"] = placement(kind, [m for m in legal if m["type"] == "place_landscape"], me, href,
-                                   args.get("turn"), args.get("at"), f"Where your {words.name(kind)} may go")
+                                   _arg(args, "turn"), _arg(args, "at"), f"Where your {words.name(kind)} may go")
     elif pending["kind"] == "action":
         out["builds"] = _builds(me, legal, href)
-        chosen = args.get("piece")
+        chosen = _arg(args, "piece")
         if chosen in BUILDINGS:
             moves = [m for m in legal if m["type"] == "build" and m["building"] == chosen]
             if moves:
                 out["placing"] = placement(chosen, moves, me, lambda **step: href(piece=chosen, **step),
-                                           args.get("turn"), args.get("at"),
+                                           _arg(args, "turn"), _arg(args, "at"),
                                            f"Where the {words.name(chosen)} may go")
-        out["publish"] = _publish(table, seat, me, legal, args, view["min_work_value"])
+        out["publish"] = _publish(game, state, seat, me, legal, args, view["min_work_value"])
         out["actions_left"] = ECONOMY["actions_per_turn"] - view["turn"]["actions"]
         out["actions_per_turn"] = ECONOMY["actions_per_turn"]
     return out
@@ -127,18 +133,18 @@ def _builds(me: dict[str, Any], legal: list[Move], href: Href) -> list[dict[str,
             for kind, count in places.items()]
 
 
-def _publish(table: Table, seat: int, me: dict[str, Any], legal: list[Move], args: MultiDict[str, str],
+def _publish(game: Game, state: dict[str, Any], seat: int, me: dict[str, Any], legal: list[Move], args: Args,
              least: int) -> list[dict[str, Any]]:
     """One form per profession that can publish: its bonus cards to tick, what each adds, and (once
     previewed) the work's value and the move that publishes it."""
     out = []
     for listed in (move for move in legal if move["type"] == "publish"):
         profession = listed["profession"]
-        annotation = next(iter(fills(table.game, table.state, seat, listed)), None)
+        annotation = next(iter(fills(game, state, seat, listed)), None)
         base = annotation["base"] if annotation else scoring.work_value(me, profession, [])
         adds = {c["value"]: c["adds"] for c in annotation["choices"]} if annotation else {}
-        previewing = args.get("publish") == profession
-        ticked = args.getlist("bonus_cards") if previewing else listed["bonus_cards"]
+        previewing = _arg(args, "publish") == profession
+        ticked = list(args.get("bonus_cards") or []) if previewing else listed["bonus_cards"]
         entry = {
             "profession": profession, "name": words.name(profession), "base": base, "least": least,
             "payout": base * ECONOMY["florins_per_work_point"],

@@ -5,16 +5,16 @@ images, but every one shows a table with coloured cells, with the text grid's ma
 facts wait in Redis before they are rendered, laid out by the mail's `templates/_yard.html`).
 
 Drawn from `engine/pof/data.json` alone (grid, Palazzo, each piece's size class), so a corrected
-shape shows at once. Pure: it takes a seat's public yard (from any view) and gives markup, so that
-the pages use it and an HTML mail could. Squares read like the move labels: columns A-G, rows 1-7
-from the top.
+shape shows at once. Pure: it takes a seat's public yard (from any view) and gives markup as a plain
+string (what it holds of a name escaped here, with `html.escape`), which the game's own templates mark
+safe where they draw it. Squares read like the move labels: columns A-G, rows 1-7 from the top.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from markupsafe import Markup, escape
+from html import escape
 
 from engine.pof.data import BUILDINGS, GRID_COLS, GRID_ROWS, LANDSCAPES, PALAZZO
 from engine.pof.view import COLUMNS, square_name, squares_name
@@ -77,7 +77,7 @@ def summary(yard: dict[str, Any]) -> str:
 
 
 def draw(yard: dict[str, Any], *, title: str, ident: str, cell: int = 48, labels: bool = True,
-         anchors: Iterable[Anchor] = (), ghost: tuple[str, list[list[int]]] | None = None) -> Markup:
+         anchors: Iterable[Anchor] = (), ghost: tuple[str, list[list[int]]] | None = None) -> str:
     """The yard as an inline SVG element.
 
     `anchors` become links on their squares (where a piece may go); `ghost` draws a piece not yet
@@ -139,7 +139,7 @@ def draw(yard: dict[str, Any], *, title: str, ident: str, cell: int = 48, labels
                    f'height="{cell - 2 * pad}" rx="{pad}" fill="#ffd84d" stroke="#1a1a1a" stroke-width="2"/>'
                    f'<title>{escape(anchor.label)}</title></a>')
     out.append('<g class="preview"></g></svg>')
-    return Markup("".join(out))
+    return "".join(out)
 
 
 def _outline(squares: list[tuple[int, int]], xy, cell: int, colour: str, width: float, dashed: bool = False) -> str:
@@ -172,7 +172,7 @@ def _label(kind: str, squares: list[tuple[int, int]], xy, cell: int) -> str:
             f'fill="{colours(kind)[1]}" font-weight="600">{escape(text)}</text>')
 
 
-def shape(kind: str, squares: Iterable[Iterable[int]], *, cell: int = 14, label: str = "") -> Markup:
+def shape(kind: str, squares: Iterable[Iterable[int]], *, cell: int = 14, label: str = "") -> str:
     """One piece on its own (an orientation to choose, a building on offer), as a small picture."""
     cells = [tuple(sq) for sq in squares]
     rows = max(r for r, _ in cells) + 1
@@ -186,7 +186,7 @@ def shape(kind: str, squares: Iterable[Iterable[int]], *, cell: int = 14, label:
                    f'stroke="#ffffff" stroke-width="1"/>')
     out.append(_outline(cells, lambda sq: (sq[1] * cell + 1, sq[0] * cell + 1), cell, OUTLINE, 1.5))
     out.append("</svg>")
-    return Markup("".join(out))
+    return "".join(out)
 
 
 CELL = 34  # pixels: seven of them and the row numbers fit a phone's width

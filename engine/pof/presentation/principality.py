@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.pof import scoring
-from service import words
-from service.yard_svg import draw
+from engine.pof.presentation import words
+from engine.pof.presentation.yard_svg import draw
 
 
 def figures(view: dict[str, Any], seat: int, names: list[str], reader: int | None, cell: int = 48) -> dict[str, Any]:

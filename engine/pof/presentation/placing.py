@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from markupsafe import Markup
-
 from engine.core import Move
 from engine.pof.data import BUILDINGS, LANDSCAPES
 from engine.pof.yard import normalise, orientations
 from engine.pof.view import squares_name
 from engine.pof.words import name
 from engine.typed import whole_number
-from service.web.forms import squares_value
-from service.yard_svg import Anchor, draw, shape
+from engine.presentation import squares_value
+from engine.pof.presentation.yard_svg import Anchor, draw, shape
 
 Square = tuple[int, int]
 Href = Callable[..., str]  # (turn=, at=) -> the page's URL for that step
@@ -87,6 +85,6 @@ def placement(kind: str, moves: list[Move], yard: dict[str, Any], href: Href, tu
     }
 
 
-def piece_picture(kind: str) -> Markup:
+def piece_picture(kind: str) -> str:
     piece = BUILDINGS.get(kind) or LANDSCAPES[kind]
     return shape(kind, piece["shape"], label=name(kind))
