@@ -12,6 +12,7 @@ import pytest
 
 from service import games, mailbox, sign_ins, tokens
 from service.channels import webhooks
+from service.mailed_links import answer_links
 from tests.conftest import bearer, jobs_idle, mailed_link, make_app, sign_in, wait_for
 from tests.web_client import csrf
 
@@ -25,12 +26,16 @@ def idle_app(redis_url, moving_clock):
     return make_app(redis_url, TOKEN_IDLE_DAYS=DAYS, SESSION_IDLE_DAYS=DAYS)
 
 
-def _game(client, *emails: str) -> str:
+def _game(client, *emails: str, start: bool = False) -> str:
     seats = [{"name": f"P{n}", "email": email} for n, email in enumerate(emails)]
     seats += [{"name": f"B{n}", "bot": "random"} for n in range(3 - len(seats))]
     created = client.post("/api/v1/games", json={"game": "toy-count", "seed": 7, "seats": seats})
     assert created.status_code == 201, created.get_json()
-    return created.get_json()["game"]["id"]
+    game_id = created.get_json()["game"]["id"]
+    if start:
+        host = created.get_json()["tokens"]["host"]
+        assert client.post(f"/api/v1/games/{game_id}/start", headers=bearer(host)).status_code == 200
+    return game_id
 
 
 def _browser_signed_in(app, to: str):
@@ -153,7 +158,9 @@ def test_a_change_of_address_proved_from_both_ends_moves_everything_and_the_old_
     workers(1)
     client = app.test_client()
     store = app.extensions["palazzo.store"]
-    game_id = _game(client, ANN)
+    game_id = _game(client, ANN, start=True)
+    wait_for(lambda: games.load(store, game_id).decision_of(0) is not None)
+    mailed = answer_links(app.extensions["palazzo.links"], games.load(store, game_id), 0)
     _asked(app, client, ANN)
     wait_for(lambda: any(m["to"] == ANN for m in mailbox.outbox(store)))
     token = sign_in(app, client, ANN)
@@ -186,6 +193,12 @@ def test_a_change_of_address_proved_from_both_ends_moves_everything_and_the_old_
     assert [h["id"] for h in client.get("/api/v1/me/webhooks", headers=bearer(token)).get_json()["webhooks"]] \
         == [hook.id]
     assert webhooks.get(store, hook.id).owner == new_hash
+    base = app.extensions["palazzo.links"].base_url
+    for old_link in (mailed["one_click"][0]["url"], mailed["seat"]):
+        refused = client.get(old_link.removeprefix(base))
+        assert refused.status_code == 403, (old_link, refused.status_code)
+    fresh = answer_links(app.extensions["palazzo.links"], games.load(store, game_id), 0)
+    assert client.get(fresh["one_click"][0]["url"].removeprefix(base)).status_code == 200, "the new address's work"
     assert not store.redis.exists(f"pz:email:{old_hash}:known"), "the old address is not known here any more"
     assert games.seats_held(store, old_hash) == {}
     assert sign_ins.listed(store, old_hash, sign_ins.Idle(3600), sign_ins.Idle(3600)) == []
