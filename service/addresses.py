@@ -22,7 +22,7 @@ from typing import Any
 
 from redis.exceptions import WatchError
 
-from service import games, seats, sign_ins, tokens
+from service import games, ratelimit, seats, sign_ins, tokens
 from service.channels import webhooks
 from service.links import Links
 from service.mail.address_mail import confirm_mail
@@ -38,6 +38,7 @@ NEW, OLD = "new", "old"
 # delivery record) belong to the old mailbox.
 FOLLOWING = ("settings", "talk", "digested", "rounds", "webhooks", "seats", "hosts")
 TRIES = 5
+ASKS_PER_PLAYER = ratelimit.Limit.parse("3 per hour")
 EVERY_STATUS = (games.OPEN, games.RUNNING, games.PAUSED, games.FINISHED, games.CANCELLED)
 
 
@@ -58,7 +59,8 @@ def taken(store: Store, email_hash: str) -> bool:
 def ask(store: Store, links: Links, owner: str, new: str) -> None:
     """Mail both ends of a change from the address `owner` (a hash) to `new` (checked for form by the
     caller's schema). Refused, with nothing kept or mailed: the same address (422), one another player
-    plays from (409 address_taken), or an owner whose own address we never kept (403)."""
+    plays from (409 address_taken), an owner whose own address we never kept (403), or more than
+    `ASKS_PER_PLAYER` asks (429)."""
     new_hash = tokens.email_hash(new)
     if new_hash == owner:
         raise Problem("address_unchanged", "that is the address you play from already")
@@ -67,6 +69,10 @@ def ask(store: Store, links: Links, owner: str, new: str) -> None:
     old = seats.address_of(store, owner)
     if old is None:
         raise Problem("address_unproved", "sign in again by a mailed link, so that we know your address")
+    wait = ratelimit.hit(store.redis, ASKS_PER_PLAYER, "address-change", owner)
+    if wait is not None:  # each ask mails an address he names: no relay
+        raise Problem("rate_limited", f"you asked for a change of address {ASKS_PER_PLAYER.count} times within "
+                                      f"the hour; try again in {wait} s", headers={"Retry-After": str(wait)}, retry_after=wait)
     nonce = secrets.token_urlsafe(12)
     store.redis.set(_pending_key(nonce), dumps({"old": owner, "new": new, "proved": []}), ex=LINK_MAX_AGE + 60)
     domain = domain_of(links.base_url)

@@ -35,12 +35,14 @@ def revoke_my_token(token_id: str):
 @blp.route("/me/address", methods=["POST"])
 @blp.arguments(AddressIn())
 @blp.response(202, AddressChangeOut)
-@documented(blp, "token_required", "address_unchanged", "address_taken", "address_unproved", body=True)
+@documented(blp, "token_required", "address_unchanged", "address_taken", "address_unproved", "rate_limited",
+            body=True)
 def change_my_address(body):
     """Ask to play from another address: a link is mailed to the new address and another to the old
     one, and the change is made once both are opened (within a day). Then every seat, hosted game,
     setting, webhook, token and session of the old address is the new one's, and the old one plays
-    nothing. Refused, with nothing mailed: the same address, or one another player plays from (409)."""
+    nothing. Refused, with nothing mailed: the same address, one another player plays from (409), or a
+    fourth ask within the hour (429)."""
     addresses.ask(store(), links(), player_email(), body["email"])
     return {"status": "accepted"}
 
