@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from service import games, mailbox, sign_ins, tokens
+from service import addresses, games, mailbox, sign_ins, tokens
 from service.channels import webhooks
 from service.mailed_links import answer_links
 from tests.conftest import bearer, jobs_idle, mailed_link, make_app, sign_in, wait_for
@@ -246,3 +246,46 @@ def test_an_address_taken_between_the_ask_and_the_confirmation_moves_nothing(app
     store = app.extensions["palazzo.store"]
     assert games.load(store, game_id).meta["seats"][0]["email"] == ANN
     assert client.get("/api/v1/me/turns", headers=bearer(token)).status_code == 200
+
+
+def test_after_a_change_of_address_a_reply_from_the_old_one_plays_nothing_and_one_from_the_new_plays(
+        redis_url, monkeypatch):
+    """The reply address is the seat's and its holder's, so it stays the same; who may use it follows
+    the seat's address."""
+    from service.inbound import address
+    from tests.test_inbound import DOMAIN, inline_game, parse_fields, post_inline
+    app, game_id, reply_to, _ = inline_game(redis_url, monkeypatch)
+    store, links = app.extensions["palazzo.store"], app.extensions["palazzo.links"]
+    addresses.move(store, tokens.email_hash(ANN), NEW)
+    command = address.reply_for(links, games.load(store, game_id), 0, DOMAIN)["commands"][0][0]
+    assert address.address(links, game_id, 0, games.load(store, game_id).holder(0), DOMAIN) == reply_to
+    assert post_inline(app, parse_fields(ANN, reply_to, command))["status"] == "refused"
+    assert not [entry for entry in store.log(game_id) if entry["seat"] == 0]
+    assert post_inline(app, parse_fields(NEW, reply_to, command))["status"] == "applied"
+    assert [entry for entry in store.log(game_id) if entry["seat"] == 0]
+
+
+def test_the_settings_page_lists_revokes_and_asks_for_a_change_of_address_without_javascript(app, client):
+    _game(client, ANN, BEA)
+    _asked(app, client, BEA)
+    beas = sign_in(app, client, BEA)
+    _asked(app, client, ANN)
+    token = sign_in(app, client, ANN)
+    _asked(app, client, ANN)
+    browser = _browser_signed_in(app, ANN)
+    page = browser.get("/settings").get_data(as_text=True)
+    assert page.count("data-token=") == 2 and f'data-token="{token.split(".")[0]}"' in page
+    form = csrf(browser, "/settings")
+    before = _keys(app)
+    assert browser.post("/settings/tokens/revoke", data={"csrf": form, "id": beas.split(".")[0]}).status_code == 303
+    taken = browser.post("/settings/address", data={"csrf": form, "email": BEA})
+    assert taken.status_code == 409 and "another player plays from that address" in taken.get_data(as_text=True)
+    malformed = browser.post("/settings/address", data={"csrf": form, "email": "ann at home"})
+    assert malformed.status_code == 422
+    assert {key: value for key, value in _keys(app).items() if ":web:session:" not in key} == \
+        {key: value for key, value in before.items() if ":web:session:" not in key}, "refusals change nothing"
+    assert client.get("/api/v1/me/turns", headers=bearer(beas)).status_code == 200, "another's token lives on"
+    assert browser.post("/settings/tokens/revoke", data={"csrf": form, "id": token.split(".")[0]}).status_code == 303
+    assert client.get("/api/v1/me/turns", headers=bearer(token)).get_json()["code"] == "bad_token"
+    asked = browser.post("/settings/address", data={"csrf": form, "email": NEW})
+    assert asked.status_code == 303 and _links_to(app, NEW) and _links_to(app, ANN)
