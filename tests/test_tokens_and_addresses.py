@@ -50,6 +50,18 @@ def _asked(app, client, to: str) -> None:
     assert client.post("/api/v1/sign-in", json={"email": to}).status_code == 202
 
 
+def _token(app, client, to: str) -> str:
+    """A fresh player token for `to`, by a sign-in link mailed on asking."""
+    _asked(app, client, to)
+    return sign_in(app, client, to)
+
+
+def _browser(app, client, to: str):
+    """A browser freshly signed in as `to`, by a sign-in link mailed on asking."""
+    _asked(app, client, to)
+    return _browser_signed_in(app, to)
+
+
 def _keys(app) -> dict[str, object]:
     """Every key with its value (whatever its type), to compare before and after a refusal."""
     redis = app.extensions["palazzo.store"].redis
@@ -59,8 +71,7 @@ def _keys(app) -> dict[str, object]:
 def test_an_unused_token_ends_with_token_expired_and_a_used_one_slides(idle_app, moving_clock):
     client = idle_app.test_client()
     _game(client, ANN)
-    _asked(idle_app, client, ANN)
-    token = sign_in(idle_app, client, ANN)
+    token = _token(idle_app, client, ANN)
     assert client.get("/api/v1/me/turns", headers=bearer(token)).status_code == 200
     for _ in range(3):  # each use within the idle time carries the token on
         moving_clock.advance(IDLE * 0.75)
@@ -76,8 +87,7 @@ def test_an_unused_token_ends_with_token_expired_and_a_used_one_slides(idle_app,
 def test_an_unused_session_shows_the_sign_in_page_and_a_used_one_stays(idle_app, moving_clock):
     client = idle_app.test_client()
     _game(client, ANN)
-    _asked(idle_app, client, ANN)
-    browser = _browser_signed_in(idle_app, ANN)
+    browser = _browser(idle_app, client, ANN)
     assert browser.get("/settings").status_code == 200 and b'href="/settings"' in browser.get("/").data
     moving_clock.advance(IDLE * 0.75)
     assert b'href="/settings"' in browser.get("/").data, "used within the idle time: still signed in"
@@ -92,15 +102,10 @@ def test_an_unused_session_shows_the_sign_in_page_and_a_used_one_stays(idle_app,
 
 def test_a_player_lists_and_revokes_his_tokens_and_sessions_and_not_anothers(app, client):
     _game(client, ANN, BEA)
-    for to in (ANN, BEA):
-        _asked(app, client, to)
     first = sign_in(app, client, ANN)
-    _asked(app, client, ANN)
-    second = sign_in(app, client, ANN)
-    _asked(app, client, BEA)
-    beas = sign_in(app, client, BEA)
-    _asked(app, client, ANN)
-    browser = _browser_signed_in(app, ANN)
+    second = _token(app, client, ANN)
+    beas = _token(app, client, BEA)
+    browser = _browser(app, client, ANN)
     listed = client.get("/api/v1/me/tokens", headers=bearer(first))
     assert listed.status_code == 200
     mine = listed.get_json()["tokens"]
@@ -129,12 +134,9 @@ def test_a_player_lists_and_revokes_his_tokens_and_sessions_and_not_anothers(app
 
 def test_sign_out_everywhere_from_the_settings_page_ends_every_token_and_session(app, client):
     _game(client, ANN)
-    _asked(app, client, ANN)
-    token = sign_in(app, client, ANN)
-    _asked(app, client, ANN)
-    other = _browser_signed_in(app, ANN)
-    _asked(app, client, ANN)
-    browser = _browser_signed_in(app, ANN)
+    token = _token(app, client, ANN)
+    other = _browser(app, client, ANN)
+    browser = _browser(app, client, ANN)
     page = browser.get("/settings").get_data(as_text=True)
     assert 'action="/settings/sign-out-everywhere"' in page and "api" in page
     assert browser.post("/settings/sign-out-everywhere", data={"csrf": "forged"}).status_code == 403
@@ -213,8 +215,7 @@ def test_a_change_of_address_proved_from_both_ends_moves_everything_and_the_old_
 
 def test_a_change_to_an_address_another_player_holds_or_a_bad_one_is_refused_and_changes_nothing(app, client):
     _game(client, ANN, BEA)
-    _asked(app, client, ANN)
-    token = sign_in(app, client, ANN)
+    token = _token(app, client, ANN)
     before = _keys(app)
     taken = client.post("/api/v1/me/address", headers=bearer(token), json={"email": BEA.upper()})
     assert taken.status_code == 409 and taken.get_json()["code"] == "address_taken"
@@ -231,8 +232,7 @@ def test_a_change_to_an_address_another_player_holds_or_a_bad_one_is_refused_and
 
 def test_an_address_taken_between_the_ask_and_the_confirmation_moves_nothing(app, client):
     game_id = _game(client, ANN)
-    _asked(app, client, ANN)
-    token = sign_in(app, client, ANN)
+    token = _token(app, client, ANN)
     assert client.post("/api/v1/me/address", headers=bearer(token), json={"email": NEW}).status_code == 202
     [to_new], [to_old] = _links_to(app, NEW), _links_to(app, ANN)
     _game(client, NEW)  # someone seats the new address meanwhile
@@ -267,12 +267,9 @@ def test_after_a_change_of_address_a_reply_from_the_old_one_plays_nothing_and_on
 
 def test_the_settings_page_lists_revokes_and_asks_for_a_change_of_address_without_javascript(app, client):
     _game(client, ANN, BEA)
-    _asked(app, client, BEA)
-    beas = sign_in(app, client, BEA)
-    _asked(app, client, ANN)
-    token = sign_in(app, client, ANN)
-    _asked(app, client, ANN)
-    browser = _browser_signed_in(app, ANN)
+    beas = _token(app, client, BEA)
+    token = _token(app, client, ANN)
+    browser = _browser(app, client, ANN)
     page = browser.get("/settings").get_data(as_text=True)
     assert page.count("data-token=") == 2 and f'data-token="{token.split(".")[0]}"' in page
     form = csrf(browser, "/settings")
