@@ -10,7 +10,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from service import addresses, games, mailbox, sign_ins, tokens
+from service import addresses, games, leaving, mailbox, sign_ins, tokens
 from service.channels import webhooks
 from service.mailed_links import answer_links
 from tests.conftest import bearer, jobs_idle, mailed_link, make_app, sign_in, wait_for
@@ -162,6 +162,7 @@ def test_a_change_of_address_proved_from_both_ends_moves_everything_and_the_old_
     game_id = _game(client, ANN, start=True)
     wait_for(lambda: games.load(store, game_id).decision_of(0) is not None)
     mailed = answer_links(app.extensions["palazzo.links"], games.load(store, game_id), 0)
+    leave = leaving.leave_url(app.extensions["palazzo.links"], games.load(store, game_id), 0)
     _asked(app, client, ANN)
     wait_for(lambda: any(m["to"] == ANN for m in mailbox.outbox(store)))
     token = sign_in(app, client, ANN)
@@ -195,7 +196,7 @@ def test_a_change_of_address_proved_from_both_ends_moves_everything_and_the_old_
         == [hook.id]
     assert webhooks.get(store, hook.id).owner == new_hash
     base = app.extensions["palazzo.links"].base_url
-    for old_link in (mailed["one_click"][0]["url"], mailed["seat"]):
+    for old_link in (mailed["one_click"][0]["url"], mailed["seat"], leave):
         refused = client.get(old_link.removeprefix(base))
         assert refused.status_code == 403, (old_link, refused.status_code)
     fresh = answer_links(app.extensions["palazzo.links"], games.load(store, game_id), 0)
