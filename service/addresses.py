@@ -9,10 +9,14 @@ On the second confirmation every seat the old address holds names the new one (a
 the version stays), as do the games it hosts, its settings, its table talk choices, its webhooks and
 its tokens and browser sessions (`sign_ins.hand_on`). The seat keeps its holder generation: it is the
 same player, with the same vacation bank, missed turns and messages. The old address loses its power
-all the same: seat links and seat sessions are bound to the seat's address (`mailed_links.seat_key`),
-a reply is taken only from the address the seat names, a mail queued for it is dropped when it would
-leave, and it is no longer known here, so no sign-in link goes to it. Whatever was proved from the
-old address before (a one-click answer already mailed) dies with its decision's deadline.
+all the same: seat links, seat sessions, one-click answers and leave links are bound to the seat's
+address (`mailed_links.seat_key`), a reply is taken only from the address the seat names, a mail
+queued for it is dropped when it would leave, and it is no longer known here, so no sign-in link goes
+to it.
+
+Not one transaction: the address's keys and its games lie in many Redis Cluster slots. The keys are
+copied first, then each game is committed, then the old keys go; a crash in between leaves the
+player's games split between the addresses, and opening the link again cannot finish it (it is used).
 """
 from __future__ import annotations
 
