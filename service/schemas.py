@@ -730,7 +730,7 @@ class AcceptedOut(Schema):
     status = fields.String()
 
 
-@always_present("from", "created", "last_used")
+@always_present()
 class SignedInOut(Schema):
     id = fields.String(metadata={"description": "What `DELETE /me/tokens/{token_id}` takes; never the token itself."})
     kind = fields.String(metadata={"enum": ["api", "browser"], "description": "A player token, or a browser session."})
