@@ -16,7 +16,7 @@ to it.
 
 Not one transaction: the address's keys and its games lie in many Redis Cluster slots. The keys are
 copied first, then each game is committed, then the old keys go; a crash in between leaves the
-player's games split between the addresses, and opening the link again cannot finish it (it is used).
+change marked as under way, and opening either link again (within its day) finishes it.
 """
 from __future__ import annotations
 
@@ -87,7 +87,12 @@ def ask(store: Store, links: Links, owner: str, new: str) -> None:
 
 def confirm(store: Store, links: Links, signed: str) -> str:
     """Open one end's link: "waiting" until the other end is opened too, then "changed" once the change
-    is made. A link works once; a forged, expired or used one is refused (403) and changes nothing."""
+    is made. A link works once; a forged, expired or used one is refused (403) and changes nothing.
+
+    The second end marks the change `moving` (after checking again that no other player came to play
+    from the new address meanwhile: 409, and the change is given up) before anything moves, and the
+    mark goes only once everything has: a change a crash cut short is finished by opening either
+    link again (`move` may run twice)."""
     payload = links.open(PURPOSE, signed, LINK_MAX_AGE)
     if not isinstance(payload, dict) or set(payload) != {"n", "side"} or payload["side"] not in (NEW, OLD):
         raise Problem("bad_link", "this is not an address change link")
@@ -99,32 +104,36 @@ def confirm(store: Store, links: Links, signed: str) -> str:
             if stored is None:
                 raise Problem("link_used", "this change was made or given up already; ask for it again")
             pending = loads(stored)
+            if pending.get("moving"):
+                break
             if payload["side"] in pending["proved"]:
                 raise Problem("link_used", "this link was used already; open the one mailed to the other address")
             pending["proved"].append(payload["side"])
-            done = len(pending["proved"]) == 2
+            pending["moving"] = len(pending["proved"]) == 2
+            if pending["moving"] and taken(store, tokens.email_hash(pending["new"])):
+                store.redis.delete(key)
+                raise Problem("address_taken", "another player plays from that address now; nothing was changed")
             pipe.multi()
-            if done:
-                pipe.delete(key)
-            else:
-                pipe.set(key, dumps(pending), keepttl=True)
+            pipe.set(key, dumps(pending), keepttl=True)
             try:
                 pipe.execute()
             except WatchError:  # the other end was opened meanwhile
                 continue
-        if not done:
+        if not pending["moving"]:
             return "waiting"
-        move(store, pending["old"], pending["new"])
-        return "changed"
-    raise Problem("busy", "this change kept changing; try again")
+        break
+    else:
+        raise Problem("busy", "this change kept changing; try again")
+    move(store, pending["old"], pending["new"])
+    store.redis.delete(key)
+    return "changed"
 
 
 def move(store: Store, old: str, new: str) -> None:
-    """Make everything of the address hashed `old` the address `new`'s (see the module's docstring).
-    Checked again here, since the new address may have come to play meanwhile (409, nothing moved)."""
+    """Make everything of the address hashed `old` the address `new`'s (see the module's docstring);
+    run again after a crash, it finishes what is left (every step takes only what the old address
+    still has)."""
     new_hash = tokens.email_hash(new)
-    if taken(store, new_hash):
-        raise Problem("address_taken", "another player plays from that address now; nothing was changed")
     held = games.seats_held(store, old)
     _, hosts = games.indexed(store, old)
     hosted = games.hosted_in(games.heads(store, hosts), hosts, old)

@@ -287,3 +287,26 @@ def test_the_settings_page_lists_revokes_and_asks_for_a_change_of_address_withou
     assert client.get("/api/v1/me/turns", headers=bearer(token)).get_json()["code"] == "bad_token"
     asked = browser.post("/settings/address", data={"csrf": form, "email": NEW})
     assert asked.status_code == 303 and _links_to(app, NEW) and _links_to(app, ANN)
+
+
+def test_a_change_a_crash_cut_short_is_finished_by_opening_a_link_again(app, client, monkeypatch):
+    game_id = _game(client, ANN)
+    token = _token(app, client, ANN)
+    assert client.post("/api/v1/me/address", headers=bearer(token), json={"email": NEW}).status_code == 202
+    [to_new], [to_old] = _links_to(app, NEW), _links_to(app, ANN)
+    store, links = app.extensions["palazzo.store"], app.extensions["palazzo.links"]
+    assert addresses.confirm(store, links, to_new) == "waiting"
+    moving = addresses._move_in_game
+
+    def crash(*args) -> None:
+        raise ConnectionError("the worker died here")
+    monkeypatch.setattr(addresses, "_move_in_game", crash)
+    with pytest.raises(ConnectionError):
+        addresses.confirm(store, links, to_old)
+    assert games.load(store, game_id).meta["seats"][0]["email"] == ANN, "cut short before the game moved"
+    monkeypatch.setattr(addresses, "_move_in_game", moving)
+    assert addresses.confirm(store, links, to_new) == "changed", "either link finishes it"
+    assert games.load(store, game_id).meta["seats"][0]["email"] == NEW
+    assert client.get("/api/v1/me/games", headers=bearer(token)).get_json()["total"] == 1
+    again = client.post("/api/v1/address/confirm", json={"link": to_old})
+    assert again.status_code == 403 and again.get_json()["code"] == "link_used"
