@@ -310,3 +310,36 @@ def test_a_change_a_crash_cut_short_is_finished_by_opening_a_link_again(app, cli
     assert client.get("/api/v1/me/games", headers=bearer(token)).get_json()["total"] == 1
     again = client.post("/api/v1/address/confirm", json={"link": to_old})
     assert again.status_code == 403 and again.get_json()["code"] == "link_used"
+
+
+def test_in_chromium_without_javascript_a_player_moves_address_and_signs_out_everywhere(app, client, chromium):
+    from tests.browser import Served
+    _game(client, ANN, BEA)
+    token = _token(app, client, ANN)
+    _asked(app, client, ANN)
+    link = unquote(mailed_link(app, ANN))
+    with Served(app) as served:
+        context = chromium.new_context(java_script_enabled=False)
+        page = context.new_page()
+        page.goto(f"{served.base}/sign-in?link={link}")
+        page.get_by_role("button", name="Sign in").click()
+        page.goto(f"{served.base}/settings")
+        assert sorted(page.locator(".signed-in li").all_inner_texts()[n].split(" ·")[0]
+                      for n in range(2)) == ["a browser", "a program (api)"]
+        page.fill("#new-address", BEA)
+        page.get_by_role("button", name="Change my address").click()
+        assert "another player plays from that address" in page.locator(".address [role=alert]").inner_text()
+        page.fill("#new-address", NEW)
+        page.get_by_role("button", name="Change my address").click()
+        assert "open both" in page.locator("[role=status]").inner_text()
+        for each in (_links_to(app, ANN)[0], _links_to(app, NEW)[0]):
+            page.goto(f"{served.base}/address?t={each}")
+            page.get_by_role("button", name="Confirm").click()
+        assert "Your address is changed" in page.locator("[role=status]").inner_text()
+        page.goto(f"{served.base}/settings")
+        assert page.locator("#new-address").count(), "this browser's session followed the player to his new address"
+        page.get_by_role("button", name="Sign out everywhere").click()
+        page.goto(f"{served.base}/settings")
+        assert not page.locator("#new-address").count()
+        context.close()
+    assert client.get("/api/v1/me/turns", headers=bearer(token)).get_json()["code"] == "bad_token"
