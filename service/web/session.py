@@ -64,7 +64,7 @@ class Visitor:
     new_cookie: bool = False
     expired: bool = False  # its cookie named a session that went unused too long
     stamps: dict[str, Any] = field(default_factory=dict)  # created, used, from (service.sign_ins)
-    stored: str | None = None  # the record as read, so that a write never undoes another's
+    stored: str | None = None  # the record as read (or last written), so that a write never undoes another's
 
     @property
     def signed_in(self) -> bool:
@@ -106,7 +106,7 @@ def _read() -> Visitor:
     touched = sign_ins.touch(web.store(), _member(sid), stored, record, idle)
     return Visitor(sid, record.get("email"), record.get("seats", []), record.get("hosts", []), record.get("flash", []),
                    new_cookie=touched is not record, stamps=_stamps(touched),
-                   stored=None if touched is not record else stored)
+                   stored=dumps(touched) if touched is not record else stored)
 
 
 def _stamps(record: dict[str, Any]) -> dict[str, Any]:
@@ -131,9 +131,10 @@ def sign_in(*, email: str | None = None, seat: list[Any] | None = None, host: li
     visitor = Visitor(secrets.token_urlsafe(32), email or old.email,
                       _added(old.seats, seat), _added(old.hosts, host), old.flash, new_cookie=True,
                       stamps=_stamps(sign_ins.stamped({}, origin())))
+    visitor.stored = dumps(visitor.record())
     with web.store().redis.pipeline(transaction=False) as pipe:
         pipe.delete(_key(old.sid))
-        pipe.set(_key(visitor.sid), dumps(visitor.record()), ex=_idle().ttl)
+        pipe.set(_key(visitor.sid), visitor.stored, ex=_idle().ttl)
         if visitor.email:
             sign_ins.enter(pipe, visitor.email, _member(visitor.sid))
         pipe.execute()
@@ -173,8 +174,6 @@ def _save(visitor: Visitor) -> None:
     if not visitor.signed_in:
         return
     record = visitor.record()
-    if visitor.stored is None:
-        visitor.stored = web.store().redis.get(_key(visitor.sid))
     if visitor.stored is not None and sign_ins.swap(web.store(), _key(visitor.sid), visitor.stored, record,
                                                     _idle().ttl):
         visitor.stored = dumps(record)
