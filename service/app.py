@@ -20,18 +20,20 @@ from service.games import LOAD_FIELDS
 from service.inbound import endpoint as inbound
 from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
-from service.resources import events, games, health, host, leaving, messages, moves, orders, players, vacation, webhooks
+from service.resources import (events, games, health, host, identity, leaving, messages, moves, orders, players, vacation,
+                               webhooks)
 from service.resources import seats as open_seats
 from service.served import games_loader, served_games
 from service.spec import describe_games
-from service.web import (create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events, oneclick, pages,
-                         seat_link, seat_page, settings_page, signin_page, talk, unsubscribe, vacation_form, watch)
+from service.web import (address_page, create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events,
+                         oneclick, pages, seat_link, seat_page, settings_page, signin_page, talk, unsubscribe,
+                         vacation_form, watch)
 
 BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.blp, open_seats.blp, leaving.blp,
-              vacation.blp, players.blp, webhooks.blp, health.blp]
+              vacation.blp, players.blp, identity.blp, webhooks.blp, health.blp]
 PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, create_page, host_page, join_page,
          oneclick, leave_link, unsubscribe, settings_page, dev_mailbox,
-         mail_events]  # the browser's side (service/web): read the session cookie, never a bearer token
+         mail_events, address_page]  # the browser's side (service/web): read the session cookie, never a bearer token
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
                   "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token
@@ -154,7 +156,8 @@ def _identify() -> None:
     store, limit = current_app.extensions["palazzo.store"], current_app.extensions["palazzo.limit"]
     window = ratelimit.Window.at(limit, "request", callers.claimed_identity(request))
     game_id = (request.view_args or {}).get("game_id")
-    g.caller, head, g.refusal, counters = callers.identify(store, request, game_id, LOAD_FIELDS, window.read)
+    g.caller, head, g.refusal, counters = callers.identify(store, request, game_id, LOAD_FIELDS, window.read,
+                                                                 current_app.extensions["palazzo.config"].token_idle)
     if g.refusal is not None:  # a bad token: checked and counted against the address, at once
         wait = ratelimit.hit(store.redis, limit, "request", g.caller.identity)
     else:

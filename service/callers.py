@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from flask import Request
 
-from service import tokens
+from service import sign_ins, tokens
 from service.problems import Problem
 from service.store import Store, game_key, head_fields, token_key
 
@@ -35,13 +35,14 @@ def claimed_identity(request: Request) -> str:
 
 
 def identify(store: Store, request: Request, game_id: str | None = None, game_fields: tuple[str, ...] = (),
-             also: Callable[[Any], None] | None = None
+             also: Callable[[Any], None] | None = None, idle: sign_ins.Idle | None = None
              ) -> tuple[Caller, dict[str, str | None] | None, Problem | None, Any]:
     """Resolve the Authorization header: (caller, the game's head when `game_id`, a 401 to answer,
     the answers to what `also` read in the same round trip).
 
     A bad token yields an anonymous caller (keyed by address) and the 401 problem, so that the rate
-    limit is counted against the address before the refusal.
+    limit is counted against the address before the refusal. A player token unused for `idle` is
+    refused (401 token_expired); a use of one slides its end (`sign_ins.touch`).
     """
     address = f"a:{request.remote_addr}"
     header = request.headers.get("Authorization", "")
@@ -70,5 +71,10 @@ def identify(store: Store, request: Request, game_id: str | None = None, game_fi
     record = tokens.check(answers[0], parts[1])
     if record is None:
         return Caller("anonymous", address), None, Problem("bad_token", "this token is unknown or revoked"), None
+    if record["kind"] == "player" and idle is not None:
+        if idle.expired(record, sign_ins.now()):
+            return Caller("anonymous", address), None, Problem(
+                "token_expired", "this token went unused too long and has ended; sign in again by a mailed link"), None
+        sign_ins.touch(store, f"t:{parts[0]}", answers[0], record, idle)
     caller = Caller(record["kind"], f"t:{parts[0]}", record.get("game"), record.get("seat"), record.get("email"))
     return caller, head, None, extra

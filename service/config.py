@@ -24,8 +24,8 @@ from service.connection import connect, is_cluster_url, refuse_cluster_node
 from service.links import LOCAL_BASE_URL
 from service.mail.settings import ImapSettings, MailSettings
 from service.served import PACKAGES
+from service.sign_ins import DAY, Idle
 from service.store import Store
-
 
 
 class ConfigError(RuntimeError):
@@ -58,6 +58,8 @@ class Config:
     poll_seconds: float = 1.0
     webhook_retry_seconds: tuple[int, ...] = (10, 60, 300, 1800)
     webhook_allow_private: bool = False  # loopback, private and link-local targets, and plain http (SSRF)
+    token_idle_days: float = 90.0  # a player token unused this long ends (service.sign_ins)
+    session_idle_days: float = 30.0  # a browser session unused this long ends
     mail: MailSettings = field(default_factory=MailSettings)
     imap: ImapSettings = field(default_factory=ImapSettings)
 
@@ -94,9 +96,19 @@ class Config:
             poll_seconds=_number(env, "PALAZZO_POLL_SECONDS", "1", float),
             webhook_retry_seconds=_waits(env, "PALAZZO_WEBHOOK_RETRY_SECONDS", cls.webhook_retry_seconds),
             webhook_allow_private=(env("PALAZZO_WEBHOOK_ALLOW_PRIVATE") or "") in ("1", "true", "yes"),
+            token_idle_days=_positive(env, "PALAZZO_TOKEN_IDLE_DAYS", "90"),
+            session_idle_days=_positive(env, "PALAZZO_SESSION_IDLE_DAYS", "30"),
             mail=mail,
             imap=imap,
         )
+
+    @property
+    def token_idle(self) -> Idle:
+        return Idle(self.token_idle_days * DAY)
+
+    @property
+    def session_idle(self) -> Idle:
+        return Idle(self.session_idle_days * DAY)
 
     def but(self, **changes: Any) -> Config:
         """This configuration with some settings changed (tests and tools that run their own store)."""
@@ -113,6 +125,14 @@ def _number(env: Read, name: str, default: str, kind: type[int] | type[float]) -
         return kind(text)
     except ValueError:
         raise ConfigError(f"{name} must be {'a whole number' if kind is int else 'a number'}, not {text!r}") from None
+
+
+def _positive(env: Read, name: str, default: str) -> float:
+    """The variable `name` as a number above zero (days may be fractions: a test's are seconds)."""
+    value = _number(env, name, default, float)
+    if value <= 0:
+        raise ConfigError(f"{name} must be above zero, not {env(name, default)!r}")
+    return value
 
 
 def _waits(env: Read, name: str, default: tuple[int, ...]) -> tuple[int, ...]:

@@ -19,6 +19,7 @@ from service import games, preferences, tokens
 from service.links import Links
 from service.mail import render
 from service.mail.settings import domain_of
+from service.mailed_links import seat_key
 from service.problems import Problem
 from service.store import Store
 
@@ -75,14 +76,18 @@ def after_timeout(store: Store, links: Links, table: games.Table, seat: int) -> 
 
 
 def leave_url(links: Links, table: games.Seated, seat: int) -> str:
-    """The page that confirms leaving, for the seat's current holder."""
-    return links.url(PAGE, t=links.sign(PURPOSE, {"g": table.id, "s": seat, "h": table.holder(seat)}))
+    """The page that confirms leaving, for the seat's current holder at its address (`seat_key`: a
+    player who moves to another address leaves this link behind, powerless)."""
+    key = seat_key(table.meta["seats"][seat])
+    return links.url(PAGE, t=links.sign(PURPOSE, {"g": table.id, "s": seat, "h": table.holder(seat),
+                                                  **({"k": key} if key else {})}))
 
 
-def open_leave_link(links: Links, signed: str) -> tuple[str, int, int]:
-    """(game, seat, holder) a leave link names; 403 when forged, altered, made for another purpose or too old."""
+def open_leave_link(links: Links, signed: str) -> tuple[str, int, int, str | None]:
+    """(game, seat, holder, the seat's key then, if the link names one) a leave link names; 403 when
+    forged, altered, made for another purpose or too old."""
     payload = links.open(PURPOSE, signed[:TOKEN_CHARS], MAX_AGE)
-    if not isinstance(payload, dict) or set(payload) != {"g", "s", "h"} or not all(
+    if not isinstance(payload, dict) or set(payload) - {"k"} != {"g", "s", "h"} or not all(
             isinstance(payload[k], t) for k, t in (("g", str), ("s", int), ("h", int))):
         raise Problem("bad_link", "this is not a leave link")
-    return payload["g"], payload["s"], payload["h"]
+    return payload["g"], payload["s"], payload["h"], payload.get("k")

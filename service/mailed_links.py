@@ -40,7 +40,9 @@ def answer_links(links: Links, table: games.Table, seat: int) -> dict[str, Any]:
 def one_click(links: Links, table: games.Table, seat: int) -> list[dict[str, Any]]:
     """The signed one-click answers to the seat's pending decision (none without one), for its holder."""
     decision = table.decision_of(seat)
-    return [{"label": label, "move": move, "url": act_url(links, table.id, seat, table.holder(seat), decision, move)}
+    key = seat_key(table.meta["seats"][seat])
+    return [{"label": label, "move": move,
+             "url": act_url(links, table.id, seat, table.holder(seat), decision, move, key)}
             for label, move in common_answers(table, seat)]
 
 
@@ -62,16 +64,18 @@ def common_answers(table: games.Table, seat: int) -> list[tuple[str, Move]]:
     return labelled
 
 
-def act_url(links: Links, game_id: str, seat: int, holder: int, decision: dict[str, Any], move: Move) -> str:
+def act_url(links: Links, game_id: str, seat: int, holder: int, decision: dict[str, Any], move: Move,
+            key: str | None = None) -> str:
     """A link that plays `move` for the seat's decision `decision` (pending since `since`) until its
-    deadline, while the seat is still held by generation `holder`.
+    deadline, while the seat is still held by generation `holder` and (`key`, `seat_key`) from the
+    same address: a player who moves to another address leaves the old mailbox's links powerless.
 
     The link names the move only by a keyed digest (`choice`): a signed token is readable, and the
     move may hold the seat's secrets (the professions he keeps), which must not sit in a URL.
     """
     expires = int(deadlines.parse(decision["deadline_at"]).timestamp())
     signed = links.sign(ACT, {"g": game_id, "s": seat, "h": holder, "d": decision["since"],
-                              "m": choice(links, move), "x": expires})
+                              "m": choice(links, move), "x": expires, **({"k": key} if key else {})})
     return links.url(ACT_PAGE, t=signed)
 
 

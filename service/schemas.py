@@ -731,6 +731,35 @@ class AcceptedOut(Schema):
 
 
 @always_present()
+class SignedInOut(Schema):
+    id = fields.String(metadata={"description": "What `DELETE /me/tokens/{token_id}` takes; never the token itself."})
+    kind = fields.String(metadata={"enum": ["api", "browser"], "description": "A player token, or a browser session."})
+    created = fields.String(allow_none=True, metadata={"format": "date-time", "description": "Unknown (null) for a "
+                            "token made before this was kept."})
+    last_used = fields.String(allow_none=True, metadata={"format": "date-time", "description": (
+        "To the day (or half the idle time): a use rewrites it at most that often. It ends the idle time after.")})
+    from_ = fields.String(data_key="from", attribute="from", allow_none=True,
+                          metadata={"description": "The client address and program it was asked from."})
+
+
+@always_present()
+class SignedInListOut(Schema):
+    tokens = fields.List(fields.Nested(SignedInOut))
+
+
+class AddressIn(Schema):
+    email = Address(required=True, validate=validate.Length(max=254),
+                    metadata={"format": "email", "description": ADDRESS_RULE})
+
+
+@always_present()
+class AddressChangeOut(Schema):
+    status = fields.String(metadata={"enum": ["accepted", "waiting", "changed"], "description": (
+        "accepted: both links are mailed; waiting: this end is proved, the other link is still to be "
+        "opened; changed: both are, and everything of the old address is the new one's.")})
+
+
+@always_present()
 class HealthOut(Schema):
     status = fields.String()
     redis = fields.String()

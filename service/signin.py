@@ -104,7 +104,7 @@ def redeem_link(store: Store, links: Links, signed: str) -> tuple[str, list[str]
     return payload["e"], join
 
 
-def redeem(store: Store, links: Links, signed: str) -> str:
-    """Trade a mailed link for a new player token (the API's way in; a browser gets a session)."""
-    token, _ = tokens.issue(store, {"kind": "player", "email": redeem_address(store, links, signed)})
-    return token
+def redeem(store: Store, links: Links, signed: str, ttl: int, origin: str | None = None) -> str:
+    """Trade a mailed link for a new player token (the API's way in; a browser gets a session), which
+    ends `ttl` seconds after its last use; `origin` says where it was asked from, for its owner's list."""
+    return tokens.issue_player(store, redeem_address(store, links, signed), ttl, origin)

@@ -10,6 +10,7 @@ import hmac
 import secrets
 from typing import Any
 
+from service import sign_ins
 from service.store import Store, dumps, loads, token_key
 
 
@@ -34,6 +35,17 @@ def issue(store: Store, record: dict[str, Any], pipe=None) -> tuple[str, str]:
     token, token_id, stored = mint(record)
     (pipe or store.redis).set(token_key(token_id), stored)
     return token, token_id
+
+
+def issue_player(store: Store, email_hash: str, ttl: int, origin: str | None) -> str:
+    """A player token for a proved address, ending `ttl` seconds after its last use (service.sign_ins)
+    and indexed under the address so that its owner can list and revoke it."""
+    token, token_id, stored = mint(sign_ins.stamped({"kind": "player", "email": email_hash}, origin))
+    with store.redis.pipeline(transaction=False) as pipe:
+        pipe.set(token_key(token_id), stored, ex=ttl)
+        sign_ins.enter(pipe, email_hash, f"t:{token_id}")
+        pipe.execute()
+    return token
 
 
 def split(token: str) -> tuple[str, str] | None:

@@ -19,6 +19,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from openapi_schema_validator import OAS30Validator
 
+from service import mailbox
 from service.inbound import inbox
 from service.mail import undelivered
 from service.mail.errors import PermanentMailError
@@ -179,6 +180,13 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
     assert call("POST", f"/api/v1/me/webhooks/{hook.get_json()['id']}/enable", ann).status_code == 200
     assert call("DELETE", f"/api/v1/me/webhooks/{hook.get_json()['id']}", ann).status_code == 204
     assert call("DELETE", f"/api/v1/me/webhooks/{hook.get_json()['id']}", ann).status_code == 404
+    assert call("POST", "/api/v1/sign-in", json={"email": "ann@example.org"}).status_code == 202
+    spare = call("POST", "/api/v1/sign-in/redeem", json={"link": unquote(mailed_link(app, "ann@example.org"))})
+    listed = call("GET", "/api/v1/me/tokens", ann).get_json()["tokens"]
+    assert len(listed) == 2 and {entry["kind"] for entry in listed} == {"api"}
+    spare_id = spare.get_json()["token"].split(".")[0]
+    assert call("DELETE", f"/api/v1/me/tokens/{spare_id}", ann).status_code == 204
+    assert call("DELETE", f"/api/v1/me/tokens/{spare_id}", ann).status_code == 404
     assert call("POST", f"/api/v1/games/{game_id}/start", host).status_code == 200
     assert call("POST", f"/api/v1/games/{game_id}/start", host).status_code == 409
     assert call("POST", f"/api/v1/games/{game_id}/host-link", host, json={"email": "host@example.org"}).status_code == 202
@@ -260,6 +268,17 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
     assert call("PUT", f"/api/v1/games/{game_id}/orders", ann,
                 json={"limits": {}, "step_out_otherwise": False}).status_code == 409
     _open_seats(app, call)
+    assert call("POST", "/api/v1/me/address", ann, json={"email": "ann@example.org"}).status_code == 422
+    assert call("POST", "/api/v1/games", json={"seats": [{"name": "Tess", "email": "tess@example.org"},
+                                                         {"name": "Uno"}, {"name": "Vic"}]}).status_code == 201
+    assert call("POST", "/api/v1/me/address", ann, json={"email": "tess@example.org"}).status_code == 409
+    assert call("POST", "/api/v1/me/address", ann, json={"email": "ann.new@example.org"}).status_code == 202
+    for to in ("ann.new@example.org", "ann@example.org"):
+        [message] = [m for m in mailbox.outbox(app.extensions["palazzo.store"]) if m["to"] == to
+                     and "/address?t=" in m["text"]]
+        link = unquote(re.search(r"/address\?t=(\S+)", message["text"]).group(1))
+        assert call("POST", "/api/v1/address/confirm", json={"link": link}).status_code == 200
+    assert call("POST", "/api/v1/address/confirm", json={"link": link}).status_code == 403
 
     operations = {op["operationId"] for item in COMMITTED["paths"].values() for op in item.values()
                   if isinstance(op, dict) and "operationId" in op}

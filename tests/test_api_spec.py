@@ -135,13 +135,14 @@ def test_security_says_which_operations_refuse_an_anonymous_caller(client):
             assert {} in operation["security"] or operation["security"] == [], (path, method, answer.status_code)
     # 26: taking and ending a vacation (takeVacation, endVacation) act for the caller's seat, as leaving does;
     # 30: a player's webhooks (list, add, delete, enable) are his alone
-    assert len(token_only) == 30 and {"listMyWebhooks", "addWebhook", "deleteWebhook", "enableWebhook", "submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
+    # 33: so are his tokens and sessions (list, revoke) and asking to change his address
+    assert len(token_only) == 33 and {"listMyTokens", "revokeMyToken", "changeMyAddress", "listMyWebhooks", "addWebhook", "deleteWebhook", "enableWebhook", "submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
                                       "renewJoinLink", "listMyGames", "renameGame", "leaveGame", "removePlayer",
                                       "postMessage", "hideMessage", "takeVacation", "endVacation"} <= set(token_only)
     assert "listMessages" in anyone
     signing_in = {op["operationId"]: op["security"] for _, _, op in _operations(_spec())
-                  if op.get("operationId") in ("requestSignIn", "redeemSignIn")}
-    assert signing_in == {"requestSignIn": [], "redeemSignIn": []}
+                  if op.get("operationId") in ("requestSignIn", "redeemSignIn", "confirmAddressChange")}
+    assert signing_in == {"requestSignIn": [], "redeemSignIn": [], "confirmAddressChange": []}
 
 
 def _nodes(doc, path: str = "$"):

@@ -191,6 +191,38 @@ def test_a_player_signs_in_gets_merged_mail_and_lists_his_games_across_masters(o
     assert first not in {t["game_id"] for t in turns} and len(turns) == 2
 
 
+def test_a_change_of_address_moves_seats_on_every_master_settings_and_tokens(on_cluster, cluster, cluster_workers):
+    """The address's keys lie in other slots than the new one's and its games on every master: each is
+    copied or committed on its own, and the old address keeps nothing."""
+    import re
+    from urllib.parse import unquote
+
+    from service import tokens
+    client, store = on_cluster.test_client(), _store(on_cluster)
+    ann, new = "ann@example.org", "ann.new@example.org"
+    made = [client.post("/api/v1/games", json={"game": "toy-count", "seed": n, "seats": [
+        {"name": "Ann", "email": ann}, {"name": "B", "bot": "random"}, {"name": "C", "bot": "random"}]}).get_json()
+        for n in range(4)]
+    cluster_workers(1)
+    wait_for(lambda: len([m for m in _mails(on_cluster, ann) if m["kind"] == "invitation"]) == 4)
+    token = sign_in(on_cluster, client, ann)
+    assert client.put("/api/v1/me/settings", headers=bearer(token), json={"time_zone": "Asia/Tokyo"}).status_code == 200
+    assert client.post("/api/v1/me/address", headers=bearer(token), json={"email": new}).status_code == 202
+
+    def links() -> list[str]:
+        return [unquote(found) for to in (new, ann) for m in _mails(on_cluster, to)
+                for found in re.findall(r"/address\?t=(\S+)", m["text"])]
+    wait_for(lambda: len(links()) == 2)
+    assert [client.post("/api/v1/address/confirm", json={"link": link}).get_json()["status"] for link in links()] \
+        == ["waiting", "changed"]
+    listed = client.get("/api/v1/me/games", headers=bearer(token)).get_json()
+    assert sorted(g["game_id"] for g in listed["games"]) == sorted(m["game"]["id"] for m in made)
+    assert client.get("/api/v1/me/settings", headers=bearer(token)).get_json()["time_zone"] == "Asia/Tokyo"
+    assert [t["kind"] for t in client.get("/api/v1/me/tokens", headers=bearer(token)).get_json()["tokens"]] == ["api"]
+    assert not [key for key in store.redis.scan_iter(f"pz:email:{tokens.email_hash(ann)}:*")
+                if not key.endswith((":held", ":held:flush"))], "the old address keeps nothing of the player's"
+
+
 def _mails(app, to: str) -> list[dict]:
     from service import mailbox
     return [m for m in mailbox.outbox(_store(app)) if m["to"] == to]

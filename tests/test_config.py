@@ -52,7 +52,11 @@ def test_the_configuration_reads_each_variable_and_names_a_bad_one():
     assert config.games == ("toy-count", "princes-of-florence") and config.cors_origins == ("a", "b")
     assert config.mail.replies and config.mail.domain == "play.example", "the mail's settings are a part of it"
     assert Config.from_env({}) == Config(), "the defaults are the dataclass's"
+    idle = Config.from_env({"PALAZZO_TOKEN_IDLE_DAYS": "7", "PALAZZO_SESSION_IDLE_DAYS": "0.5"})
+    assert (idle.token_idle.seconds, idle.session_idle.seconds) == (7 * 86400, 43200)
+    assert (Config().token_idle_days, Config().session_idle_days) == (90, 30)
     for name, value in (("PALAZZO_MAIL_RETRY_SECONDS", "10,soon"), ("PALAZZO_BOT_DELAY", "x"),
-                        ("PALAZZO_MAIL_MERGE_SECONDS", ""), ("PALAZZO_MAIL_BACKEND", "pigeon")):
+                        ("PALAZZO_MAIL_MERGE_SECONDS", ""), ("PALAZZO_MAIL_BACKEND", "pigeon"),
+                        ("PALAZZO_TOKEN_IDLE_DAYS", "0"), ("PALAZZO_SESSION_IDLE_DAYS", "-1")):
         with pytest.raises(ConfigError, match=name):
             Config.from_env({name: value})

@@ -40,7 +40,7 @@ IDEMPOTENCY_KEY = {"in": "header", "name": "Idempotency-Key", "required": False,
 ETAG = {"ETag": {"description": "What the caller saw: the game version, a dot, and a digest of the answer",
                  "schema": {"type": "string"}}}
 RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}}
-EVERYWHERE = ("bad_token", "rate_limited", "store_unavailable")
+EVERYWHERE = ("bad_token", "token_expired", "rate_limited", "store_unavailable")
 WITH_BODY = ("bad_json", "too_deep", "too_large", "unsupported_media_type", "invalid_request")
 
 

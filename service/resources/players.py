@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from flask import current_app, request
 
-from service import games, invitations, player_games, preferences, seats, settings, signin
+from service import games, invitations, player_games, preferences, seats, settings, sign_ins, signin
 from service.problems import Problem
-from service.resources.common import blueprint, caller, documented, links, store
+from service.resources.common import blueprint, caller, config, documented, links, store
 from service.schemas import (AcceptedOut, MyGamesOut, MyGamesQuery, PlayerOut, RedeemIn, SettingsIn, SettingsOut,
                              SignInIn, TurnsOut)
 
@@ -56,7 +56,8 @@ def list_my_games(query):
     return {"games": listed[start:end], "total": len(listed), "next_offset": end if end < len(listed) else None}
 
 
-def _player() -> str:
+def player_email() -> str:
+    """The address hash of a caller who must hold a player token (401 otherwise)."""
     who = caller()
     if who.kind != "player":
         raise Problem("token_required", "send a player token (from a sign-in link)")
@@ -69,7 +70,7 @@ def _player() -> str:
 def get_my_settings():
     """The caller's mail settings: his time zone, which mails he wants and at what rhythm, his reminders
     and quiet hours, each game's own settings, and how each game's talk comes."""
-    email = _player()
+    email = player_email()
     return settings.shown(store(), email)
 
 
@@ -82,7 +83,7 @@ def set_my_settings(changes):
     and digest hour, reminder steps, quiet hours, a game's own settings, or how the talk of games he
     holds a seat in comes by mail (each, digest, none). Everything is checked first: nothing changes
     if one is refused. A change of quiet hours or time zone moves his seats' deadlines out of them."""
-    email = _player()
+    email = player_email()
     try:
         return settings.change(store(), email, changes)
     except preferences.Refused as refused:
@@ -117,4 +118,5 @@ def request_sign_in(body):
 @documented(blp, "bad_link", "link_expired", "link_used", body=True, secured=False)
 def redeem_sign_in(body):
     """Trade the link from the mail for a new player token (shown once); each link works once."""
-    return {"token": signin.redeem(store(), links(), body["link"])}
+    origin = sign_ins.origin(request.remote_addr, request.headers.get("User-Agent"))
+    return {"token": signin.redeem(store(), links(), body["link"], config().token_idle.ttl, origin)}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import Response, request, url_for
 
 from service import games, leaving, web
+from service.mailed_links import seat_key
 from service.problems import Problem
 from service.web.pages import blueprint, render
 
@@ -17,12 +18,12 @@ bp = blueprint("leave_link", __name__, session=False)
 
 
 def _opened(signed: str) -> tuple[games.Table, int, int]:
-    game_id, seat, holder = leaving.open_leave_link(web.links(), signed)
+    game_id, seat, holder, key = leaving.open_leave_link(web.links(), signed)
     table = games.load(web.store(), game_id)
     seats = table.meta["seats"]
-    if not 0 <= seat < len(seats) or table.holder(seat) != holder:
-        raise Problem("bad_link", "this seat is no longer yours (you left it, or it was handed to someone else), "
-                                  "so this link does nothing")
+    if not 0 <= seat < len(seats) or table.holder(seat) != holder or key not in (None, seat_key(seats[seat])):
+        raise Problem("bad_link", "this seat is no longer yours (you left it, it was handed to someone else, or "
+                                  "you play from another address now), so this link does nothing")
     return table, seat, holder
 
 

@@ -19,7 +19,7 @@ from engine.core import Move
 from engine.presentation import asking, presentation_of
 from service import deadlines, games, playing, web
 from service.links import Links
-from service.mailed_links import ACT, ACT_PAGE, choice, common_answers, one_click
+from service.mailed_links import ACT, ACT_PAGE, choice, common_answers, one_click, seat_key
 from service.problems import Problem
 from service.web import tableau
 from service.web.pages import blueprint, render
@@ -41,6 +41,7 @@ class Answer:
     since: int
     choice: str
     expires: int
+    key: str | None = None  # the seat's address (or token) it was mailed for; links made before it name none
 
     @property
     def expired(self) -> bool:
@@ -59,15 +60,18 @@ class Answer:
 def open_answer(links: Links, signed: str) -> Answer:
     """The answer an act link names; 403 when forged, altered, made for another purpose or too old."""
     payload = links.open(ACT, signed[:TOKEN_CHARS], MAX_AGE)
-    if not isinstance(payload, dict) or set(payload) != {"g", "s", "h", "d", "m", "x"}:
+    if not isinstance(payload, dict) or set(payload) - {"k"} != {"g", "s", "h", "d", "m", "x"}:
         raise Problem("bad_link", "this is not a one-click link")
-    return Answer(payload["g"], payload["s"], payload["h"], payload["d"], str(payload["m"]), payload["x"])
+    return Answer(payload["g"], payload["s"], payload["h"], payload["d"], str(payload["m"]), payload["x"],
+                  payload.get("k"))
 
 
 def _holder_only(answer: Answer, table: games.Table) -> None:
     """Refuse (403) a link mailed to a player who no longer holds its seat: it shows and plays nothing."""
     if not table.held_by(answer.seat, answer.holder):
         raise Problem("bad_link", "this seat has been handed to someone else, so its old links no longer work")
+    if answer.key is not None and seat_key(table.meta["seats"][answer.seat]) != answer.key:
+        raise Problem("bad_link", "this seat's player plays from another address now, so its old links no longer work")
 
 
 @bp.route(ACT_PAGE, methods=["GET"])

@@ -67,9 +67,16 @@ def assets() -> Blueprint:
     return Blueprint("web_assets", __name__, static_folder="static", static_url_path=STATIC_PATH)
 
 
-def _guard() -> None:
+SIGN_IN_PAGES = "sign_in_page."  # reached with an ended session too: it is the way back in
+
+
+def _guard() -> Response | None:
+    """Refuse a POST without the session's CSRF token; an ended session gets the sign-in page."""
+    if visits.current().expired and not (request.endpoint or "").startswith(SIGN_IN_PAGES):
+        return render("sign_in.html", 401, link="", error=None, mailed=False, expired=True)
     if request.method == "POST":
         visits.check_csrf()
+    return None
 
 
 def refused(problem: Problem) -> Response:

@@ -10,6 +10,10 @@ site gets nothing there. What a session holds (its grants):
 
 Every form carries a CSRF token, an HMAC of the session id under the server's secret; a POST
 without it changes nothing. A sign-in starts a new id (no fixation) that keeps the old grants.
+
+A session ends after `PALAZZO_SESSION_IDLE_DAYS` unused (`service.sign_ins`: each use slides its end,
+and the cookie is sent again when it does); an ended one shows the sign-in page, saying why. One
+signed in by address is listed under it, so its owner can end it from any other browser.
 """
 from __future__ import annotations
 
@@ -22,18 +26,30 @@ from typing import Any
 from flask import Response, g, request
 from itsdangerous import BadSignature, Signer
 
-from service import web
+from service import sign_ins, web
 from service.problems import Problem
-from service.store import PREFIX, dumps, loads
+from service.store import dumps, loads
 
 COOKIE = "palazzo_session"
 PURPOSE = "palazzo:web-session"
-TTL = 30 * 24 * 3600
 
 
 def _key(sid: str) -> str:
     """Redis holds a session under a digest of its id: reading the keys gives no cookie away."""
-    return f"{PREFIX}:web:session:{hashlib.sha256(sid.encode()).hexdigest()[:40]}"
+    return sign_ins.session_key(sign_ins.session_digest(sid))
+
+
+def _member(sid: str) -> str:
+    return f"s:{sign_ins.session_digest(sid)}"
+
+
+def _idle() -> sign_ins.Idle:
+    return web.config().session_idle
+
+
+def origin() -> str:
+    """Where a sign-in came from, for its owner's list: the client's address and program."""
+    return sign_ins.origin(request.remote_addr, request.headers.get("User-Agent"))
 
 
 @dataclass
@@ -46,13 +62,16 @@ class Visitor:
     hosts: list[list[str]] = field(default_factory=list)
     flash: list[str] = field(default_factory=list)
     new_cookie: bool = False
+    expired: bool = False  # its cookie named a session that went unused too long
+    stamps: dict[str, Any] = field(default_factory=dict)  # created, used, from (service.sign_ins)
+    stored: str | None = None  # the record as read (or last written), so that a write never undoes another's
 
     @property
     def signed_in(self) -> bool:
         return bool(self.email or self.seats or self.hosts)
 
     def record(self) -> dict[str, Any]:
-        return {"email": self.email, "seats": self.seats, "hosts": self.hosts, "flash": self.flash}
+        return {"email": self.email, "seats": self.seats, "hosts": self.hosts, "flash": self.flash, **self.stamps}
 
 
 def _signer() -> Signer:
@@ -80,8 +99,18 @@ def _read() -> Visitor:
     stored = web.store().redis.get(_key(sid))
     if stored is None:
         return Visitor(sid)
-    record = loads(stored)
-    return Visitor(sid, record.get("email"), record.get("seats", []), record.get("hosts", []), record.get("flash", []))
+    record, idle = loads(stored), _idle()
+    if idle.expired(record, sign_ins.now()):
+        web.store().redis.delete(_key(sid))
+        return Visitor(secrets.token_urlsafe(32), new_cookie=True, expired=True)
+    touched = sign_ins.touch(web.store(), _member(sid), stored, record, idle)
+    return Visitor(sid, record.get("email"), record.get("seats", []), record.get("hosts", []), record.get("flash", []),
+                   new_cookie=touched is not record, stamps=_stamps(touched),
+                   stored=dumps(touched) if touched is not record else stored)
+
+
+def _stamps(record: dict[str, Any]) -> dict[str, Any]:
+    return {name: record[name] for name in ("created", "used", "from") if name in record}
 
 
 def csrf_token() -> str:
@@ -100,10 +129,14 @@ def sign_in(*, email: str | None = None, seat: list[Any] | None = None, host: li
     """Add a grant and start a new session id holding everything the visitor had proved before."""
     old = current()
     visitor = Visitor(secrets.token_urlsafe(32), email or old.email,
-                      _added(old.seats, seat), _added(old.hosts, host), old.flash, new_cookie=True)
+                      _added(old.seats, seat), _added(old.hosts, host), old.flash, new_cookie=True,
+                      stamps=_stamps(sign_ins.stamped({}, origin())))
+    visitor.stored = dumps(visitor.record())
     with web.store().redis.pipeline(transaction=False) as pipe:
         pipe.delete(_key(old.sid))
-        pipe.set(_key(visitor.sid), dumps(visitor.record()), ex=TTL)
+        pipe.set(_key(visitor.sid), visitor.stored, ex=_idle().ttl)
+        if visitor.email:
+            sign_ins.enter(pipe, visitor.email, _member(visitor.sid))
         pipe.execute()
     g.visitor = visitor
     return visitor
@@ -136,8 +169,14 @@ def take_flash() -> list[str]:
 
 
 def _save(visitor: Visitor) -> None:
-    if visitor.signed_in:
-        web.store().redis.set(_key(visitor.sid), dumps(visitor.record()), ex=TTL, keepttl=False)
+    """Keep the visitor's flash lines: only while his record is as read (a sign-out everywhere or a
+    change of address meanwhile wins)."""
+    if not visitor.signed_in:
+        return
+    record = visitor.record()
+    if visitor.stored is not None and sign_ins.swap(web.store(), _key(visitor.sid), visitor.stored, record,
+                                                    _idle().ttl):
+        visitor.stored = dumps(record)
 
 
 def set_cookie(response: Response) -> Response:
@@ -145,6 +184,6 @@ def set_cookie(response: Response) -> Response:
     visitor = g.get("visitor")
     if visitor is not None and visitor.new_cookie:
         secure = request.is_secure or web.links().base_url.startswith("https://")
-        response.set_cookie(COOKIE, _signer().sign(visitor.sid).decode(), max_age=TTL, path="/",
+        response.set_cookie(COOKIE, _signer().sign(visitor.sid).decode(), max_age=_idle().ttl, path="/",
                             httponly=True, samesite="Lax", secure=secure)
     return response

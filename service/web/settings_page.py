@@ -2,7 +2,8 @@
 zone (from the list of IANA names; the optional script preselects the browser's own while the stored
 one is still the default), which mail he takes and at what rhythm, his digest hour, reminder steps
 and quiet hours, each game's own settings and talk, and the games he unsubscribed from, each with a
-button to subscribe again. The form is checked whole by `service.settings.change`, the API's own
+button to subscribe again; his tokens and browser sessions, each with a button that ends it, a "sign out
+everywhere" button, and a form to change his address (`service.addresses`). The form is checked whole by `service.settings.change`, the API's own
 path: a refusal is shown on the page and nothing is changed.
 """
 from __future__ import annotations
@@ -10,11 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response, redirect, request, url_for
+from marshmallow import ValidationError
 
-from service import games, preferences, settings, zones
+from service import addresses, games, preferences, settings, sign_ins, zones
 from service.channels import KINDS, targets, webhooks
 from service.problems import Problem
+from service.schemas import AddressIn
 from service.web import config as web_config
+from service.web import links as web_links
 from service.web import session
 from service.web import store as web_store
 from service.web.pages import blueprint, render
@@ -50,7 +54,8 @@ def _page(email_hash: str, status: int = 200, error: str | None = None, field: s
                   unsubscribed=[{"id": game_id, "title": titles.get(game_id, game_id)}
                                 for game_id in preferences.unsubscribed(shown)],
                   browser_zone=shown["time_zone"] == preferences.DEFAULTS["time_zone"],
-                  webhooks=webhooks.of_owner(web_store(), email_hash), webhook_kinds=KINDS, new_secret=secret)
+                  webhooks=webhooks.of_owner(web_store(), email_hash), webhook_kinds=KINDS, new_secret=secret,
+                  ways_in=sign_ins.listed(web_store(), email_hash, web_config().token_idle, web_config().session_idle))
 
 
 def _signed_in() -> str | None:
@@ -156,4 +161,42 @@ def remove_webhook() -> Response:
     if hook is not None and hook.owner == email_hash:
         webhooks.remove(web_store(), hook)
         session.flash("The webhook is removed.")
+    return redirect(url_for("settings_page.show"), 303)
+
+
+@bp.route("/settings/tokens/revoke", methods=["POST"])
+def revoke_token() -> Response:
+    """End one of his tokens or sessions (`id`); an id not his changes nothing."""
+    email_hash = _signed_in()
+    if email_hash is None:
+        return redirect(url_for("settings_page.show"), 303)
+    if sign_ins.revoke(web_store(), email_hash, request.form.get("id", "")[:40]):
+        session.flash("That token or browser is signed out.")
+    return redirect(url_for("settings_page.show"), 303)
+
+
+@bp.route("/settings/sign-out-everywhere", methods=["POST"])
+def sign_out_everywhere() -> Response:
+    """End every token and session of his address, this browser's too."""
+    email_hash = _signed_in()
+    if email_hash is not None:
+        sign_ins.revoke_all(web_store(), email_hash)
+        session.sign_out()
+    return redirect(url_for("home_page.home"), 303)
+
+
+@bp.route("/settings/address", methods=["POST"])
+def change_address() -> Response:
+    """Ask to play from another address, as POST /api/v1/me/address does: both ends are mailed a link."""
+    email_hash = _signed_in()
+    if email_hash is None:
+        return redirect(url_for("settings_page.show"), 303)
+    try:
+        new = AddressIn().load({"email": request.form.get("email", "")[:300]})["email"]
+        addresses.ask(web_store(), web_links(), email_hash, new)
+    except ValidationError:
+        return _page(email_hash, 422, "that is not an address we can mail; nothing was changed", "address")
+    except Problem as problem:
+        return _page(email_hash, problem.status, problem.detail, "address")
+    session.flash(f"A link is on its way to {new}, and another to your address now: open both, within a day.")
     return redirect(url_for("settings_page.show"), 303)

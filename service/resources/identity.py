@@ -1,0 +1,57 @@
+"""A player's own ways in: his tokens and browser sessions (listed, revoked) and his address (changed
+by proving both ends, `service.addresses`)."""
+from __future__ import annotations
+
+from service import addresses, sign_ins
+from service.problems import Problem
+from service.resources.common import blueprint, config, documented, links, store
+from service.resources.players import player_email
+from service.schemas import AddressChangeOut, AddressIn, RedeemIn, SignedInListOut
+
+blp = blueprint("identity", "A player's tokens and browser sessions, and changing his address.")
+
+
+@blp.route("/me/tokens", methods=["GET"])
+@blp.response(200, SignedInListOut)
+@documented(blp, "token_required")
+def list_my_tokens():
+    """The caller's live player tokens and browser sessions, last used first: each one's id, kind,
+    when it was made and last used, and where from. A token or session unused for the idle time
+    (PALAZZO_TOKEN_IDLE_DAYS, PALAZZO_SESSION_IDLE_DAYS) has ended and is not listed."""
+    return {"tokens": sign_ins.listed(store(), player_email(), config().token_idle, config().session_idle)}
+
+
+@blp.route("/me/tokens/<token_id>", methods=["DELETE"])
+@blp.response(204)
+@documented(blp, "token_required", "token_not_found")
+def revoke_my_token(token_id: str):
+    """End one of the caller's tokens or sessions at once, on every channel (the caller's own too).
+    404 for an id that is not his, whether or not it is somebody else's."""
+    if not sign_ins.revoke(store(), player_email(), token_id[:40]):
+        raise Problem("token_not_found", "no token or session of yours has that id")
+    return ""
+
+
+@blp.route("/me/address", methods=["POST"])
+@blp.arguments(AddressIn())
+@blp.response(202, AddressChangeOut)
+@documented(blp, "token_required", "address_unchanged", "address_taken", "address_unproved", "rate_limited",
+            body=True)
+def change_my_address(body):
+    """Ask to play from another address: a link is mailed to the new address and another to the old
+    one, and the change is made once both are opened (within a day). Then every seat, hosted game,
+    setting, webhook, token and session of the old address is the new one's, and the old one plays
+    nothing. Refused, with nothing mailed: the same address, one another player plays from (409), or a
+    fourth ask within the hour (429)."""
+    addresses.ask(store(), links(), player_email(), body["email"])
+    return {"status": "accepted"}
+
+
+@blp.route("/address/confirm", methods=["POST"])
+@blp.arguments(RedeemIn())
+@blp.response(200, AddressChangeOut)
+@documented(blp, "bad_link", "link_expired", "link_used", "address_taken", "busy", body=True, secured=False)
+def confirm_address_change(body):
+    """Open one end's link of a change of address (the link's `t`): `waiting` until the other end's is
+    opened too, then `changed`. Each link works once."""
+    return {"status": addresses.confirm(store(), links(), body["link"])}
