@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Callable, TypeVar
 
-from engine.core import IllegalMove, get_game, redact, word
+from engine.core import FIRST_RULES, IllegalMove, get_game, redact, rules_of, word
 from service import deadlines, lobby, preferences, titles, tokens, vacation
 from service.problems import Problem
 from service.status import Status
@@ -343,7 +343,7 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
         "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
         "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
         "remove_after": spec.get("remove_after"), "grace_hours": spec.get("grace_hours"),
-        "vacation_days": spec.get("vacation_days", vacation.DEFAULT_DAYS),
+        "vacation_days": spec.get("vacation_days", vacation.DEFAULT_DAYS), "rules_version": rules_of(state),
     }
     meta["title"] = spec.get("title") or default_title(meta)
     for invite in invitations:
@@ -693,10 +693,16 @@ def _drop_seat_keys(store: Store, game_id: str, seat: int, entry: dict[str, Any]
         pipe.execute()
 
 
+def rules_version(meta: dict[str, Any]) -> int:
+    """The rules version the game started with, which it keeps to its end (`engine.core.rules_of`);
+    a game stored before it was kept (format 1) started with the first."""
+    return meta.get("rules_version", FIRST_RULES)
+
+
 def replay(store: Store, game_id: str) -> dict[str, Any]:
     """Rebuild the state from the setup, the move log and the private moves since: it must equal the stored state."""
     table = load(store, game_id)
-    state = table.game.new_state(table.meta["options"], table.meta["setup"])
+    state = table.game.new_state(table.meta["options"], table.meta["setup"], rules_version(table.meta))
     for entry in store.log(game_id) + table.private_entries():
         state, _ = table.game.apply(state, entry["seat"], entry["move"])
     return state
