@@ -11,7 +11,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from engine.core import FIRST_RULES, IllegalMove, get_game, redact, rules_of, word
 from service import deadlines, lobby, preferences, titles, tokens, vacation
@@ -261,17 +261,21 @@ def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) 
     `head` is the game as already read in this request (`store.head(game_id, *LOAD_FIELDS)`, e.g. in
     the caller's pipeline): it saves the round trip, and the commit's revision check still guards it.
     """
-    raw = head if head is not None else store.head(game_id, *LOAD_FIELDS)
-    if raw["version"] is None:
-        raise Problem("game_not_found", f"no game {game_id!r}")
-    meta = loads(raw["meta"])
-    table = Table(game_id, int(raw["version"]), int(raw["rev"] or raw["version"]), Status(raw["status"]), meta,
-                  loads(raw["state"]), loads(raw["pending"]), loads(raw["private_moves"] or "{}"),
-                  get_game(meta["game"]))
-    if table.status == PAUSED and deadlines.parse(meta["paused_until"]) <= deadlines.now():
+    table = stored_table(game_id, head if head is not None else store.head(game_id, *LOAD_FIELDS))
+    if table.status == PAUSED and deadlines.parse(table.meta["paused_until"]) <= deadlines.now():
         resume(store, table)
         return load(store, game_id)
     return table
+
+
+def stored_table(game_id: str, raw: dict[str, str | None]) -> Table:
+    """The game as read (`store.head(game_id, *LOAD_FIELDS)`), as it is stored, with nothing done to it
+    (`load` ends a pause that has run out); raises 404."""
+    if raw["version"] is None:
+        raise Problem("game_not_found", f"no game {game_id!r}")
+    meta = loads(raw["meta"])
+    return Table(game_id, int(raw["version"]), int(raw["rev"] or raw["version"]), Status(raw["status"]), meta,
+                 loads(raw["state"]), loads(raw["pending"]), loads(raw["private_moves"] or "{}"), get_game(meta["game"]))
 
 
 def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_address: str | None = None
@@ -702,10 +706,25 @@ def rules_version(meta: dict[str, Any]) -> int:
 def replay(store: Store, game_id: str) -> dict[str, Any]:
     """Rebuild the state from the setup, the move log and the private moves since: it must equal the stored state."""
     table = load(store, game_id)
-    state = table.game.new_state(table.meta["options"], table.meta["setup"], rules_version(table.meta))
-    for entry in store.log(game_id) + table.private_entries():
-        state, _ = table.game.apply(state, entry["seat"], entry["move"])
+    state = first_state(table)
+    for _, state, _ in replayed(table, store.log(game_id)):
+        pass
     return state
+
+
+def first_state(table: Table) -> dict[str, Any]:
+    """The game's first state, from its options and setup, under the rules version it started with."""
+    return table.game.new_state(table.meta["options"], table.meta["setup"], rules_version(table.meta))
+
+
+def replayed(table: Table, log: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any], list]]:
+    """Each move of the game's `log` and then of its private moves since, played again from its first
+    state by the code running now: (the log entry, the state after it, its events). Raises IllegalMove
+    at a move this code refuses."""
+    state = first_state(table)
+    for entry in log + table.private_entries():
+        state, events = table.game.apply(state, entry["seat"], entry["move"])
+        yield entry, state, events
 
 
 def events_for(store: Store, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[list, int, int]:
