@@ -12,8 +12,9 @@ differ from the stored one.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from engine.core import IllegalMove, rules_of
 from service import games
@@ -155,10 +156,8 @@ def _recorded(stored: list[dict[str, Any]], events: list[dict[str, Any]]) -> boo
 
 def differences(ours: Any, theirs: Any, path: str = "", limit: int = 12) -> Iterator[str]:
     """The paths ("players[1].cash") at which two JSON documents differ, at most `limit` of them."""
-    found = 0
-    for where in _differences(ours, theirs, path):
+    for found, where in enumerate(_differences(ours, theirs, path), start=1):
         yield where or "(the whole state)"
-        found += 1
         if found == limit:
             return
 

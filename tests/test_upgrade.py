@@ -95,9 +95,9 @@ def test_the_dry_run_lists_a_game_made_to_differ_and_nothing_else(loaded, capsys
 
     lines = out.splitlines()
     assert status == 0 and lines[-1] == f"1 of {len(records)} games would replay differently under this code"
-    assert lines[:-1] == [f"{tampered} (princes-of-florence, running, format 1): its "
-                          f"{len(maker.store.log(tampered))} moves replay as recorded, but the state differs at "
-                          "players[1].private.cash"]
+    assert lines[:-1] == [(f"{tampered} (princes-of-florence, running, format 1): its "
+                           f"{len(maker.store.log(tampered))} moves replay as recorded, but the state differs at "
+                           "players[1].private.cash")]
 
 
 def test_a_move_recorded_otherwise_is_where_the_game_differs(loaded, capsys):
@@ -156,7 +156,7 @@ def test_a_migration_that_loses_to_a_move_is_done_again_on_the_game_after_it(loa
 
 
 def test_a_new_game_is_stored_at_the_current_format_and_left_alone(loaded, capsys):
-    maker, records = loaded
+    maker, _ = loaded
     created = maker.create("princes-of-florence", 3)
     game_id = created["game"]["id"]
     stored_hash = hash_of(maker, game_id)
