@@ -452,7 +452,7 @@ Changed = TypeVar("Changed")
 
 def until_committed(store: Store, table: Table | str, check: Callable[[Table], Result | None],
                     act: Callable[[Table], tuple[Committed, Result]], *, refuse: bool = True,
-                    busy: str | None = BUSY) -> Result | None:
+                    busy: str | None = BUSY, reload: Callable[[Store, str], Table] | None = None) -> Result | None:
     """Load (when given the game's id), re-check, act, and again on the game as it now stands each
     time the act's commit is lost to another writer: the one loop of every move (a player's, a bot's,
     a deadline's), so that its checks always see what won.
@@ -461,11 +461,12 @@ def until_committed(store: Store, table: Table | str, check: Callable[[Table], R
     `act(table)` commits and gives (the commit's outcome, what to return when it is done: DONE). A
     refusal other than stale raises its Problem (`games.refused`) when `refuse`; otherwise it is tried
     again like a stale one, and the next check sees why. After ATTEMPTS tries: 409 busy saying `busy`,
-    or None when `busy` is None.
+    or None when `busy` is None. `reload` reads the game instead of `load` (the upgrade's, which reads
+    it as stored, without ending a pause that has run out).
     """
     for attempt in range(ATTEMPTS):
         if attempt or isinstance(table, str):
-            table = load(store, table if isinstance(table, str) else table.id)
+            table = (reload or load)(store, table if isinstance(table, str) else table.id)
         early = check(table)
         if early is not None:
             return early

@@ -67,7 +67,7 @@ def migrate(store: Store, game_id: str) -> tuple[int, int] | None:
     The migrated meta and state are committed at the revision they were read at (a private change: the
     version players hold stays), so a writer that read the game before loses his commit and tries
     again on the migrated game, and a migration that lost to a writer reads the game again
-    (`games.until_committed`, the one commit loop). Raises TooNew, and Problem(game_not_found) for a
+    (`games.until_committed`, the one commit loop). Raises TooNew, IllegalMove for a game not served here, and Problem(game_not_found) for a
     game that is gone.
     """
     def current(table: Table) -> bool | None:
@@ -82,7 +82,13 @@ def migrate(store: Store, game_id: str) -> tuple[int, int] | None:
                                wake=store.wake_at(table.id))
         return outcome, (stored, FORMAT)
 
-    return until_committed(store, game_id, current, write) or None
+    return until_committed(store, game_id, current, write, reload=as_stored) or None
+
+
+def as_stored(store: Store, game_id: str) -> Table:
+    """The game as stored, with nothing done to it: neither the upgrade nor its dry run ends a pause
+    that has run out (`games.load` would: a write, and one the game's followups should see)."""
+    return stored_table(game_id, store.head(game_id, *LOAD_FIELDS))
 
 
 def _format(store: Store, table: Table) -> int:

@@ -4,6 +4,7 @@ every game then plays to its end; a game made to differ is the one the dry run l
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -20,13 +21,18 @@ FORMAT_1 = FOLDER / "format-1-9dd50d5"
 
 
 @pytest.fixture
-def loaded(redis_url, monkeypatch) -> tuple[Maker, list[dict]]:
-    """Every format-1 fixture in the store, and an app over it with the secret they were made with."""
+def loaded(redis_url, monkeypatch, moving_clock) -> tuple[Maker, list[dict]]:
+    """Every format-1 fixture in the store, and an app over it with the secret they were made with, on a
+    clock set to a minute after they were made: whenever the test runs, the pause has not run out, and
+    no deadline has passed."""
     monkeypatch.setenv("REDIS_URL", redis_url)
     records = stored(FORMAT_1)
     for record in records:
         restore(redis.Redis.from_url(redis_url, decode_responses=True), record["keys"])
-    return Maker(redis_url), records
+    made = max(loads(record["keys"][game_key(record["game"], "game")]["value"]["meta"])["created_ms"]
+               for record in records) / 1000
+    moving_clock.set(made + 60 - time.time())
+    return Maker(redis_url, clock_file=str(moving_clock.path)), records
 
 
 def palazzo(capsys, *args: str) -> tuple[int, str, str]:
@@ -58,6 +64,8 @@ def test_every_stage_is_a_fixture_of_format_1():
 def test_old_games_upgrade_once_and_play_to_the_end(loaded, capsys):
     maker, records = loaded
     before = {record["game"]: hash_of(maker, record["game"]) for record in records}
+    assert [record["game"] for record in records if before[record["game"]]["status"] == "paused"] == \
+        [record["game"] for record in records if record["stage"] == "paused"]
 
     status, out, _ = palazzo(capsys, "--dry-run")
     assert (status, out) == (0, f"0 of {len(records)} games would replay differently under this code\n")
@@ -76,6 +84,8 @@ def test_old_games_upgrade_once_and_play_to_the_end(loaded, capsys):
     assert (status, out) == (0, f"0 of {len(records)} games migrated to format {FORMAT}; the others were there already\n")
     assert palazzo(capsys, "--dry-run")[:2] == (0, f"0 of {len(records)} games would replay differently under this code\n")
 
+    paused = next(record["game"] for record in records if record["stage"] == "paused")
+    assert games.load(maker.store, paused).status == "paused"  # the clock stands where the fixtures were made
     for record in records:
         play_to_the_end(maker, record)
         answer = maker.client.get(f"/api/v1/games/{record['game']}").get_json()
