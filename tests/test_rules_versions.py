@@ -8,6 +8,7 @@ import pytest
 from engine.core import IllegalMove, get_game, rules_of
 from service import games
 from service.cli import main
+from service.commands import replay
 from tests import toy_game
 from tests.conftest import bearer, new_game, seat_tokens
 
@@ -93,3 +94,19 @@ def test_a_version_the_game_does_not_have_is_refused(version_2):
             toy.new_state(options, setup, rules)
         assert refused.value.code == "unknown_rules"
     assert rules_of({"phase": "pick"}) == 1  # a state from before versions were kept
+
+
+def test_a_record_replays_under_the_rules_it_names(version_2):
+    """`palazzo replay` plays a record by its "rules" (as `palazzo simulate --save-replay` writes it),
+    else by the current version."""
+    toy = get_game("toy-count")
+    options = toy.normalize_options({"turns": 1})
+    setup = {"numbers": [0, 0, 0]}
+    moves = [{"seat": seat, "move": {"type": "pick", "value": 1}} for seat in range(3)]
+    moves += [{"seat": seat, "move": {"type": "add", "amount": 1}} for seat in range(3)]
+    record = {"game": "toy-count", "options": options, "setup": setup, "moves": moves}
+
+    assert replay.replay({**record, "rules": 1})[1]["scores"] == [2, 2, 2]
+    assert replay.replay(record)[1]["scores"] == [2 + BONUS] * 3
+    with pytest.raises(replay.BadReplay, match="unknown_rules"):
+        replay.replay({**record, "rules": 3})
