@@ -23,7 +23,9 @@ Fill = dict[str, Any]  # how a listed move's list field may be filled in: see `F
 Viewer = int | None  # a seat number, or None for a spectator
 
 
-ERROR_CODES = {"unknown_game": "no game of that name is hosted here"}  # the core's own IllegalMove codes
+ERROR_CODES = {"unknown_game": "no game of that name is hosted here",
+               "unknown_rules": "no such rules version of the game"}  # the core's own IllegalMove codes
+FIRST_RULES = 1  # the rules version of a game stored before games kept one
 
 
 class IllegalMove(Exception):
@@ -48,6 +50,10 @@ class Game(Protocol):
     decision_kinds: list[str]  # every `kind` that `pending` can give
     deadline_keys: list[str]  # what a per-game deadline setting may name: every decision kind and deadline class
     error_codes: dict[str, str]  # every IllegalMove code of the rules, with what it means
+    # The version of the rules and numbers: one more whenever a change makes a move do something else. A
+    # game keeps the version it started with (`rules_of`), and the rules keep each version's behaviour
+    # behind that number (read `rules_of(state)` where a rule differs) while running games still use it.
+    rules_version: int
 
     def normalize_options(self, options: dict[str, Any]) -> dict[str, Any]:
         """Fill defaults and check values; raises IllegalMove("bad_options")."""
@@ -55,8 +61,9 @@ class Game(Protocol):
     def make_setup(self, options: dict[str, Any], seed: int) -> dict[str, Any]:
         """All the chance of a game, drawn once from the seed (seat order, deck orders)."""
 
-    def new_state(self, options: dict[str, Any], setup: dict[str, Any]) -> State:
-        """The first state; setup + the moves fully determine every later one."""
+    def new_state(self, options: dict[str, Any], setup: dict[str, Any], rules: int | None = None) -> State:
+        """The first state under rules version `rules` (the current one when None), kept in it as
+        ``state["rules"]`` (`started_under`); setup, rules and the moves fully determine every later one."""
 
     def pending(self, state: State) -> list[Decision]:
         """Who must act now: ``[{"seat", "kind", "deadline"}]`` (several seats when simultaneous)."""
@@ -82,6 +89,21 @@ class Game(Protocol):
 
     def describe(self, move: Move) -> str:
         """A short human-readable label for a move, for emails, web pages and API clients."""
+
+
+def rules_of(state: State) -> int:
+    """The rules version a game's state plays by: the one it started with, or FIRST_RULES for a state
+    made before states kept one."""
+    return state.get("rules", FIRST_RULES)
+
+
+def started_under(game: Game, state: State, rules: int | None) -> State:
+    """`state` (a game's first) marked with the rules version it plays by: `rules`, else the game's
+    current one; raises IllegalMove("unknown_rules") for a version the game does not have."""
+    rules = game.rules_version if rules is None else rules
+    if isinstance(rules, bool) or not isinstance(rules, int) or not FIRST_RULES <= rules <= game.rules_version:
+        raise IllegalMove("unknown_rules", f"{game.name} has rules versions {FIRST_RULES} to {game.rules_version}")
+    return {**state, "rules": rules}
 
 
 class Worded(Protocol):

@@ -29,6 +29,10 @@ def closed(description: str | None, properties: dict[str, Schema], optional: Ite
     return schema
 
 
+RULES = {"type": "integer", "minimum": 1, "description": "The rules version the game plays by: the one it "
+         "started with (a state from before versions were kept has none and plays by version 1)."}
+
+
 def nullable(schema: Schema) -> Schema:
     return {**schema, "nullable": True}
 

@@ -9,6 +9,7 @@ import sys
 COMMANDS = {
     "simulate": "service.commands.simulate",
     "replay": "service.commands.replay",
+    "upgrade": "service.commands.upgrade",
     "up": "service.commands.serve",
     "serve": "service.commands.serve",
     "outbox": "service.commands.outbox",

@@ -11,9 +11,9 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
-from engine.core import IllegalMove, get_game, redact
+from engine.core import FIRST_RULES, IllegalMove, get_game, redact, rules_of
 from engine.presentation import title_of as game_title
 from service import deadlines, lobby, preferences, titles, tokens, vacation
 from service.problems import Problem
@@ -262,17 +262,21 @@ def load(store: Store, game_id: str, head: dict[str, str | None] | None = None) 
     `head` is the game as already read in this request (`store.head(game_id, *LOAD_FIELDS)`, e.g. in
     the caller's pipeline): it saves the round trip, and the commit's revision check still guards it.
     """
-    raw = head if head is not None else store.head(game_id, *LOAD_FIELDS)
-    if raw["version"] is None:
-        raise Problem("game_not_found", f"no game {game_id!r}")
-    meta = loads(raw["meta"])
-    table = Table(game_id, int(raw["version"]), int(raw["rev"] or raw["version"]), Status(raw["status"]), meta,
-                  loads(raw["state"]), loads(raw["pending"]), loads(raw["private_moves"] or "{}"),
-                  get_game(meta["game"]))
-    if table.status == PAUSED and deadlines.parse(meta["paused_until"]) <= deadlines.now():
+    table = stored_table(game_id, head if head is not None else store.head(game_id, *LOAD_FIELDS))
+    if table.status == PAUSED and deadlines.parse(table.meta["paused_until"]) <= deadlines.now():
         resume(store, table)
         return load(store, game_id)
     return table
+
+
+def stored_table(game_id: str, raw: dict[str, str | None]) -> Table:
+    """The game as read (`store.head(game_id, *LOAD_FIELDS)`), as it is stored, with nothing done to it
+    (`load` ends a pause that has run out); raises 404."""
+    if raw["version"] is None:
+        raise Problem("game_not_found", f"no game {game_id!r}")
+    meta = loads(raw["meta"])
+    return Table(game_id, int(raw["version"]), int(raw["rev"] or raw["version"]), Status(raw["status"]), meta,
+                 loads(raw["state"]), loads(raw["pending"]), loads(raw["private_moves"] or "{}"), get_game(meta["game"]))
 
 
 def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_address: str | None = None
@@ -344,7 +348,7 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
         "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
         "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
         "remove_after": spec.get("remove_after"), "grace_hours": spec.get("grace_hours"),
-        "vacation_days": spec.get("vacation_days", vacation.DEFAULT_DAYS),
+        "vacation_days": spec.get("vacation_days", vacation.DEFAULT_DAYS), "rules_version": rules_of(state),
     }
     meta["title"] = spec.get("title") or default_title(meta)
     for invite in invitations:
@@ -449,7 +453,7 @@ Changed = TypeVar("Changed")
 
 def until_committed(store: Store, table: Table | str, check: Callable[[Table], Result | None],
                     act: Callable[[Table], tuple[Committed, Result]], *, refuse: bool = True,
-                    busy: str | None = BUSY) -> Result | None:
+                    busy: str | None = BUSY, reload: Callable[[Store, str], Table] | None = None) -> Result | None:
     """Load (when given the game's id), re-check, act, and again on the game as it now stands each
     time the act's commit is lost to another writer: the one loop of every move (a player's, a bot's,
     a deadline's), so that its checks always see what won.
@@ -458,11 +462,12 @@ def until_committed(store: Store, table: Table | str, check: Callable[[Table], R
     `act(table)` commits and gives (the commit's outcome, what to return when it is done: DONE). A
     refusal other than stale raises its Problem (`games.refused`) when `refuse`; otherwise it is tried
     again like a stale one, and the next check sees why. After ATTEMPTS tries: 409 busy saying `busy`,
-    or None when `busy` is None.
+    or None when `busy` is None. `reload` reads the game instead of `load` (the upgrade's, which reads
+    it as stored, without ending a pause that has run out).
     """
     for attempt in range(ATTEMPTS):
         if attempt or isinstance(table, str):
-            table = load(store, table if isinstance(table, str) else table.id)
+            table = (reload or load)(store, table if isinstance(table, str) else table.id)
         early = check(table)
         if early is not None:
             return early
@@ -694,13 +699,34 @@ def _drop_seat_keys(store: Store, game_id: str, seat: int, entry: dict[str, Any]
         pipe.execute()
 
 
+def rules_version(meta: dict[str, Any]) -> int:
+    """The rules version the game started with, which it keeps to its end (`engine.core.rules_of`);
+    a game stored before it was kept (format 1) started with the first."""
+    return meta.get("rules_version", FIRST_RULES)
+
+
 def replay(store: Store, game_id: str) -> dict[str, Any]:
     """Rebuild the state from the setup, the move log and the private moves since: it must equal the stored state."""
     table = load(store, game_id)
-    state = table.game.new_state(table.meta["options"], table.meta["setup"])
-    for entry in store.log(game_id) + table.private_entries():
-        state, _ = table.game.apply(state, entry["seat"], entry["move"])
+    state = first_state(table)
+    for _, state, _ in replayed(table, store.log(game_id)):
+        pass
     return state
+
+
+def first_state(table: Table) -> dict[str, Any]:
+    """The game's first state, from its options and setup, under the rules version it started with."""
+    return table.game.new_state(table.meta["options"], table.meta["setup"], rules_version(table.meta))
+
+
+def replayed(table: Table, log: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any], list]]:
+    """Each move of the game's `log` and then of its private moves since, played again from its first
+    state by the code running now: (the log entry, the state after it, its events). Raises IllegalMove
+    at a move this code refuses."""
+    state = first_state(table)
+    for entry in log + table.private_entries():
+        state, events = table.game.apply(state, entry["seat"], entry["move"])
+        yield entry, state, events
 
 
 def events_for(store: Store, game_id: str, viewer: int | None, after: int, limit: int) -> tuple[list, int, int]:

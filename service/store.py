@@ -12,6 +12,9 @@ index as they are written) and its claims (one hash), so that compaction can del
 name, without a SCAN: a finished game then leaves its hash and its archive, and its table talk if it has
 any (`service.messages`), nothing else.
 
+A game hash carries its stored format, `format` (FORMAT; a game written before formats were kept has
+none and is format 1): `palazzo upgrade` (service.upgrade) moves each game from its format to this one.
+
 A game hash carries two counters. `rev` counts every write of the state, private ones included, and
 is what the commit checks, so no two writers ever lose each other's update. `version` counts only
 what everybody may see (moves, host actions): it is the number clients hold, and a private change
@@ -31,6 +34,8 @@ from redis.exceptions import NoScriptError
 from service.status import Status
 
 PREFIX = "pz"
+FORMAT = 2  # the stored format a new game gets; 1: before games kept their rules and format versions
+FIRST_FORMAT = 1  # what a game hash without a `format` field is
 IDEMPOTENCY_TTL = 24 * 3600
 ANSWERS, CLAIMS = "answers", "claims"  # game parts: the index of its idempotency answers, its claims
 MESSAGE_KEYS = "message_keys"  # game part: the idempotency keys of its table talk (service.messages)
@@ -172,7 +177,7 @@ class Store:
     def create(self, game_id: str, fields: dict[str, str], events: list[str]) -> None:
         """Write a new game in one transaction (ids are random: no two games share one)."""
         with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(game_key(game_id, "game"), mapping={**fields, "version": 1, "rev": 1})
+            pipe.hset(game_key(game_id, "game"), mapping={**fields, "version": 1, "rev": 1, "format": FORMAT})
             if events:
                 pipe.rpush(game_key(game_id, "events"), *events)
             pipe.execute()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine.core import IllegalMove, copy_state, register
+from engine.core import IllegalMove, copy_state, register, rules_of, started_under
 
 MOVE_TYPES: dict[str, dict[str, Any]] = {
     "pick": {"doc": "At the start, secretly: pick 1, 2 or 3.", "fields": {"value": {"type": "integer"}}},
@@ -71,6 +71,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "turn": _INT,
             "moves_left": _INT,
             "players": {"type": "array", "items": _PLAYER},
+            "rules": _INT,
         },
         "required": ["phase", "turn", "moves_left", "players"],
         "additionalProperties": False,
@@ -84,10 +85,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
+ADD_BONUS = {1: 0}  # rules version -> what an add scores beyond its amount (a test adds a version 2)
+
+
 class ToyCount:
     """The counting game; see the module docstring."""
 
     name = "toy-count"
+    rules_version = 1
     min_seats = 3
     max_seats = 5
     move_types = MOVE_TYPES
@@ -112,12 +117,12 @@ class ToyCount:
         rng = random.Random(seed)
         return {"numbers": [rng.randint(1, 9) for _ in range(options["seats"])]}
 
-    def new_state(self, options: dict[str, Any], setup: dict[str, Any]) -> dict[str, Any]:
+    def new_state(self, options: dict[str, Any], setup: dict[str, Any], rules: int | None = None) -> dict[str, Any]:
         numbers = setup.get("numbers")
         if not isinstance(numbers, list) or len(numbers) != options["seats"] or not all(
                 isinstance(n, int) and not isinstance(n, bool) for n in numbers):
             raise IllegalMove("bad_setup", "one number per seat")
-        return {
+        return started_under(self, {
             "phase": "pick",
             "turn": 0,
             "moves_left": options["seats"] * options["turns"],
@@ -127,7 +132,7 @@ class ToyCount:
                 for s, n in enumerate(setup["numbers"])
             ],
             "secret": {"setup": setup},
-        }
+        }, rules)
 
     def pending(self, state: dict[str, Any]) -> list[dict[str, Any]]:
         if state["phase"] == "pick":
@@ -169,7 +174,7 @@ class ToyCount:
             if all(p["picked"] for p in new["players"]):
                 new["phase"] = "turns"
             return new, events
-        player["score"] += move["amount"]
+        player["score"] += move["amount"] + ADD_BONUS[rules_of(state)]
         new["moves_left"] -= 1
         new["turn"] = (seat + 1) % len(new["players"])
         events = [{"type": "added", "seat": seat, "amount": move["amount"]}]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 GAME = "goofspiel"
+RULES_VERSION = 1  # one more whenever a rule or number here changes what a move does (engine.core.Game)
 MIN_SEATS, MAX_SEATS = 2, 5
 MIN_CARDS, MAX_CARDS = 3, 13
 TIES = ("discard", "carry")  # what becomes of a prize whose highest bid is tied (README: Goofspiel)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.core import Event, IllegalMove, Move, State, Viewer, copy_state, redact
+from engine.core import Event, IllegalMove, Move, State, Viewer, copy_state, redact, started_under
 from engine.goofspiel import bot, rounds, setup, words
-from engine.goofspiel.data import DEADLINE_CLASS, DECISION_KINDS, GAME, MAX_SEATS, MIN_SEATS
+from engine.goofspiel.data import DEADLINE_CLASS, DECISION_KINDS, GAME, MAX_SEATS, MIN_SEATS, RULES_VERSION
 from engine.goofspiel.errors import ERROR_CODES
 from engine.options import whole
 from engine.goofspiel.grammar import GRAMMAR
@@ -24,6 +24,7 @@ class Goofspiel:
     move_types = MOVE_TYPES
     schemas = SCHEMAS
     error_codes = ERROR_CODES
+    rules_version = RULES_VERSION
     decision_kinds = list(DECISION_KINDS)
     deadline_keys = list(dict.fromkeys([*DECISION_KINDS, *DEADLINE_CLASS.values()]))
     grammar = GRAMMAR  # `engine.core.Grammar`: "bid 7" by mail
@@ -36,8 +37,8 @@ class Goofspiel:
     def make_setup(self, options: dict[str, Any], seed: int) -> dict[str, Any]:
         return setup.make_setup(setup.normalize_options(options), seed)
 
-    def new_state(self, options: dict[str, Any], game_setup: dict[str, Any]) -> State:
-        return setup.new_state(options, game_setup)
+    def new_state(self, options: dict[str, Any], game_setup: dict[str, Any], rules: int | None = None) -> State:
+        return started_under(self, setup.new_state(options, game_setup), rules)
 
     def pending(self, state: State) -> list[dict[str, Any]]:
         """Every seat still to bid this round, at once."""

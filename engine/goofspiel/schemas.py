@@ -2,7 +2,7 @@
 client may send, the setup, the view any viewer gets and the result, for the API and typed clients."""
 from __future__ import annotations
 
-from engine.fragments import Schema, closed, described, list_of, names, nullable, options
+from engine.fragments import RULES, Schema, closed, described, list_of, names, nullable, options
 from engine.goofspiel.data import (DECISION_KINDS, DEADLINE_CLASS, DEFAULT_OPTIONS, GAME, MAX_CARDS, MAX_SEATS,
                                    MIN_CARDS, MIN_SEATS, PHASES, TIES)
 from engine.goofspiel.moves import CARD
@@ -84,6 +84,7 @@ VIEW = closed("The game as one viewer sees it; a seat's bid is in its own view a
     "history": described(list_of(ROUND), "The rounds played, first first."),
     "pending": described(list_of(DECISION), "The seats still to bid this round."),
     "result": nullable(RESULT),
-})
+    "rules": RULES,
+}, optional=["rules"])
 
 SCHEMAS: dict[str, Schema] = {"options": OPTIONS, "setup": SETUP, "view": VIEW, "result": RESULT}

@@ -11,6 +11,7 @@ from typing import Any
 
 DATA: dict[str, Any] = json.loads(resources.files(__package__).joinpath("data.json").read_text("utf-8"))
 
+RULES_VERSION: int = DATA["rules_version"]  # see data.json's rules_version_rule and engine.core.Game
 ECONOMY: dict[str, Any] = DATA["economy"]
 SUPPLY: dict[str, Any] = DATA["supply"]
 WORK_VALUE: dict[str, int] = DATA["work_value"]

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from engine.core import Event, Fill, IllegalMove, Move, State, Viewer
+from engine.core import Event, Fill, IllegalMove, Move, State, Viewer, started_under
 from engine.pof import actions, auction, choices, orders, setup, view, yard
 from engine.pof.moves import MOVE_TYPES, check_shape
-from engine.pof.data import ECONOMY
+from engine.pof.data import ECONOMY, RULES_VERSION
 from engine.pof.errors import ERROR_CODES
 from engine.pof.grammar import GRAMMAR
 from engine.pof.schemas import SCHEMAS
@@ -55,6 +55,7 @@ class PrincesOfFlorence:
     move_types = MOVE_TYPES
     schemas = SCHEMAS
     error_codes = ERROR_CODES
+    rules_version = RULES_VERSION
     decision_kinds = list(DECISION_KINDS)
     deadline_keys = list(dict.fromkeys([*DECISION_KINDS, *DEADLINE_CLASS.values()]))
     fill_fields = {"publish": "bonus_cards"}  # `engine.core.Fillable`: a publish's bonus cards
@@ -67,8 +68,8 @@ class PrincesOfFlorence:
     def make_setup(self, options: dict[str, Any], seed: int) -> dict[str, Any]:
         return setup.make_setup(setup.normalize_options(options), seed)
 
-    def new_state(self, options: dict[str, Any], game_setup: dict[str, Any]) -> State:
-        return setup.new_state(options, game_setup)
+    def new_state(self, options: dict[str, Any], game_setup: dict[str, Any], rules: int | None = None) -> State:
+        return started_under(self, setup.new_state(options, game_setup), rules)
 
     def pending(self, state: State) -> list[dict[str, Any]]:
         return [{"seat": d["seat"], "kind": d["kind"], "deadline": d["deadline"]} for d in state["pending"]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from engine.fragments import Schema, closed, described, list_of, names, nullable, options
+from engine.fragments import RULES, Schema, closed, described, list_of, names, nullable, options
 from engine.pof.data import BUILDINGS, ECONOMY, FREEDOMS, LANDSCAPES, PRESTIGE_CARDS, ROUNDS, SUPPLY
 from engine.pof.moves import BONUS_CARD, CARD, ITEM, LIMITS, PROFESSION, SQUARES
 from engine.pof.setup import BIDDING, DECKS, DEFAULT_OPTIONS, MAX_SEATS, MIN_SEATS
@@ -149,7 +149,9 @@ VIEW = closed(
         "result": nullable(RESULT),
         "decks": counts(DECKS, "Cards left in each deck."),
         "min_work_value": described(COUNT, "The least value a work published this round must have."),
+        "rules": RULES,
     },
+    optional=["rules"],
 )
 
 SCHEMAS: dict[str, Schema] = {"options": OPTIONS, "setup": SETUP, "view": VIEW, "result": RESULT}

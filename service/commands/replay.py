@@ -1,8 +1,9 @@
 """Replay a recorded game from its setup and moves, and print the final state and result as JSON.
 
 The file is ``{"game", "options", "setup", "moves": [{"seat", "move"}]}``, as `palazzo simulate
---save-replay` writes it; setup + moves determine the game, so a replay reproduces it exactly, and
-a bug report needs nothing else.
+--save-replay` writes it, and optionally ``"rules"``, the rules version the game played by (else the
+current one); setup + moves determine the game, so a replay reproduces it exactly, and a bug report
+needs nothing else.
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def replay(record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | Non
     try:
         game = get_game(record["game"])
         options = game.normalize_options(record["options"])
-        state = game.new_state(options, record["setup"])
+        state = game.new_state(options, record["setup"], record.get("rules"))
     except IllegalMove as error:
         raise BadReplay(f"cannot start the game: {error.code}: {error.message}") from None
     for index, entry in enumerate(record["moves"]):

@@ -13,7 +13,7 @@ from statistics import mean
 from typing import Any
 
 from engine import IllegalMove, get_game
-from engine.core import game_names, standings
+from engine.core import game_names, rules_of, standings
 from engine.bots import BOTS, check_bots
 from engine.bots.play import play_game
 from service.config import Config
@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     print(file=sys.stderr)
     print(summary(bots, args.games, wins, prestige, decisions, elapsed))
     if args.save_replay:
-        record = {"game": game.name, "options": options, "setup": setup, "moves": moves, "bots": seated, "seed": seed}
+        record = {"game": game.name, "options": options, "setup": setup, "rules": rules_of(state), "moves": moves,
+                  "bots": seated, "seed": seed}
         try:
             _write(args.save_replay, record)
         except OSError as error:
