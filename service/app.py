@@ -12,7 +12,7 @@ from flask_compress import Compress
 from flask_cors import CORS
 from jinja2 import ChoiceLoader
 
-from service import callers, clock, ratelimit
+from service import callers, clock, counters, metrics, ratelimit
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
 from service.config import Config, ConfigError, make_store
@@ -35,7 +35,7 @@ PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, cr
          oneclick, leave_link, unsubscribe, settings_page, dev_mailbox,
          mail_events, address_page]  # the browser's side (service/web): read the session cookie, never a bearer token
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
-                  "inbound.sendgrid"}  # the last proves itself with its own secret, perhaps as basic auth
+                  "inbound.sendgrid", "metrics.metrics"}  # the last two prove themselves with secrets of their own
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token
 STORE_RETRY_AFTER = 5
 COMPRESS_MIN_BYTES = 4096  # a move's answer stays plain; a listing of 900 placements (150 KB) goes as ~10 KB
@@ -112,7 +112,7 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
     describe_games(api, served)
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
-    for page in (*PAGES, inbound):
+    for page in (*PAGES, inbound, metrics):
         app.register_blueprint(page.bp)
     app.register_blueprint(pages.assets())
     for extension, name, text in (("palazzo.limit", "RATE_LIMIT", config.rate_limit),
@@ -125,6 +125,7 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
     app.before_request(_identify)
     app.before_request(_refuse_bad_token)
     app.after_request(_count_request)
+    app.after_request(_count_refusal)
     app.after_request(_cache_headers)
     app.after_request(_compress)
     app.register_error_handler(redis.ConnectionError, _store_unavailable)
@@ -189,6 +190,18 @@ def _count_request(response: Response) -> Response:
         with current_app.extensions["palazzo.store"].redis.pipeline(transaction=False) as pipe:
             window.count(pipe)
             pipe.execute()
+    return response
+
+
+def _count_refusal(response: Response) -> Response:
+    """Count a problem answer by its code, for the host's metrics (`service.metrics`). A count that
+    cannot be written is lost, never the answer (a store that is down answers its own 503)."""
+    code = getattr(response, "problem_code", None)
+    if code is not None and code != "store_unavailable":
+        try:
+            counters.count(current_app.extensions["palazzo.store"].redis, counters.REFUSALS, code)
+        except redis.RedisError:
+            pass
     return response
 
 

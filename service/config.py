@@ -51,6 +51,7 @@ class Config:
     games: tuple[str, ...] = tuple(PACKAGES)  # every game the registry knows, in its order
     mail_events_secret: str | None = None
     inbound_secret: str | None = None
+    metrics_token: str | None = None  # GET /metrics answers only to it; unset, there is none (service.metrics)
     clock_file: str | None = None
     secret_key: str | None = None
     mail_retry_seconds: tuple[int, ...] = (10, 30, 120, 600, 1800)
@@ -89,6 +90,7 @@ class Config:
             games=tuple(env("PALAZZO_GAMES").split(",")) if env("PALAZZO_GAMES") else tuple(PACKAGES),
             mail_events_secret=env("PALAZZO_MAIL_EVENTS_SECRET") or None,
             inbound_secret=env("PALAZZO_INBOUND_SECRET") or None,
+            metrics_token=env("PALAZZO_METRICS_TOKEN") or None,
             clock_file=env("PALAZZO_CLOCK_FILE") or None,
             secret_key=env("PALAZZO_SECRET") or None,
             mail_retry_seconds=_waits(env, "PALAZZO_MAIL_RETRY_SECONDS", cls.mail_retry_seconds),

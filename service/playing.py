@@ -107,6 +107,7 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
                 "private_moves": dumps(private_moves), **({"meta": dumps(meta)} if meta else {}),
                 **({"result": dumps(result)} if result is not None else {})},
         log=log, events=stored, idempotency=idempotency, also=also,
+        counted="timeout" if timeout else "bot" if bot else "player",
         wake=deadlines.wake_at(new, now, store.compact_after),
     )
     if outcome.outcome != "ok":

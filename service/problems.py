@@ -97,6 +97,7 @@ CODES: dict[str, tuple[int, str]] = {
     "webhook_target_refused": (422, "the webhook URL leads to a loopback, private or link-local address"),
     "webhook_unreachable": (422, "the webhook URL's host has no address"),
     "too_many_webhooks": (422, "the caller has as many webhooks as one may have"),
+    "metrics_token_required": (401, "the metrics answer only to Authorization: Bearer <PALAZZO_METRICS_TOKEN>"),
 }
 RULES_STATUS = 422  # every code of the rules (IllegalMove) is answered with this status
 
@@ -131,6 +132,7 @@ def problem_response(status: int, code: str, detail: str, headers: dict[str, str
         **extra,
     }
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_TYPE)
+    response.problem_code = code  # counted by code after the request (service.app), not parsed back
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response

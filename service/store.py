@@ -41,10 +41,10 @@ ANSWERS, CLAIMS = "answers", "claims"  # game parts: the index of its idempotenc
 MESSAGE_KEYS = "message_keys"  # game part: the idempotency keys of its table talk (service.messages)
 
 # KEYS: game hash, move log, event list, idempotency key, feed channel, the shard's wake index, the
-#       game's index of idempotency answers.
+#       game's index of idempotency answers, the shard's move counters.
 # ARGV: expected rev, allowed statuses (",a,b,"), idempotency record ('' = none), its ttl,
 #       bump the version ('1' or '0'), the game's wake time ('' = none), n log entries, m field/value
-#       pairs, then the log entries, the pairs, and the events. The idempotency record is the answer
+#       pairs, the move counter to add one to ('' = none), then the log entries, the pairs, and the events. The idempotency record is the answer
 #       itself, written in the same step as the move, so a retry after a crash anywhere still finds it.
 #       It is indexed by its key's part after the game id, with when it expires; expired entries go.
 _COMMIT = """
@@ -58,12 +58,13 @@ if not string.find(ARGV[2], ',' .. head[3] .. ',', 1, true) then return {'status
 if ARGV[5] == '1' then version = version + 1 end
 local n, m = tonumber(ARGV[7]), tonumber(ARGV[8])
 local fields = {'rev', rev + 1, 'version', version}
-for i = 9 + n, 8 + n + 2 * m do fields[#fields + 1] = ARGV[i] end
+for i = 10 + n, 9 + n + 2 * m do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
-for i = 9, 8 + n do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 10, 9 + n do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 local seq = redis.call('LLEN', KEYS[3])
-for i = 9 + n + 2 * m, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-if #ARGV >= 9 + n + 2 * m then redis.call('PUBLISH', KEYS[5], seq) end
+for i = 10 + n + 2 * m, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+if #ARGV >= 10 + n + 2 * m then redis.call('PUBLISH', KEYS[5], seq) end
+if ARGV[9] ~= '' then redis.call('HINCRBY', KEYS[8], ARGV[9], 1) end
 if ARGV[3] ~= '' then
   local ttl, now = tonumber(ARGV[4]), tonumber(redis.call('TIME')[1])
   redis.call('SET', KEYS[4], ARGV[3], 'EX', ttl)
@@ -105,6 +106,15 @@ def wake_key(shard: str) -> str:
 
 
 WAKE_KEYS = [wake_key(f"{number:02x}") for number in range(SHARDS)]
+
+
+def moves_key(shard: str) -> str:
+    """The shard's move counters (who moved -> moves committed), added to by the commit itself, in the
+    game's own slot: counted exactly when a move is committed, at no extra round trip (service.metrics)."""
+    return f"{PREFIX}:{{{shard}}}:moves"
+
+
+MOVES_KEYS = [moves_key(f"{number:02x}") for number in range(SHARDS)]
 
 
 def woken_key(shard: str) -> str:
@@ -189,19 +199,21 @@ class Store:
     def commit(self, game_id: str, rev: int, *, statuses: tuple[str, ...], fields: dict[str, str],
                log: list[str] = (), events: list[str] = (), public: bool = True,
                idempotency: tuple[str, str] | None = None, wake: float | None = None,
-               also: Callable[[redis.client.Pipeline], None] | None = None) -> Committed:
+               also: Callable[[redis.client.Pipeline], None] | None = None, counted: str = "") -> Committed:
         """Apply one change atomically if the game is still at `rev` and in one of `statuses`.
 
         `public` changes move the version on; private ones (standing orders) only the rev. `wake` is
         when the game as changed next needs a worker (None: never), indexed in the same step. `also`
         queues more writes (the caller's rate count) in the same round trip, whatever the outcome.
+        `counted` names the move counter (who moved) the commit adds one to, if it commits.
         """
         idem_key, idem_record = idempotency or (game_key(game_id, "idem:none"), "")
         pairs = [item for pair in fields.items() for item in pair]
         keys = [game_key(game_id, "game"), game_key(game_id, "log"), game_key(game_id, "events"), idem_key,
-                feed_channel(game_id), wake_key(shard_of(game_id)), game_key(game_id, ANSWERS)]
+                feed_channel(game_id), wake_key(shard_of(game_id)), game_key(game_id, ANSWERS),
+                moves_key(shard_of(game_id))]
         args = [rev, "," + ",".join(statuses) + ",", idem_record, IDEMPOTENCY_TTL, "1" if public else "0",
-                "" if wake is None else f"{wake:.3f}", len(log), len(fields), *log, *pairs, *events]
+                "" if wake is None else f"{wake:.3f}", len(log), len(fields), counted, *log, *pairs, *events]
         answer = self._run_commit(keys, args, also)
         outcome, version, third = answer
         if outcome == "ok":

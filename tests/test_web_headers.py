@@ -26,7 +26,8 @@ EXPECTED = {
     "X-Frame-Options": "DENY",
     "X-Robots-Tag": "noindex",
 }
-NOT_PAGES = {"static", "web_assets.static", "inbound.sendgrid", "mail_events.sendgrid_events"}  # never HTML
+NOT_PAGES = {"static", "web_assets.static", "inbound.sendgrid", "mail_events.sendgrid_events",
+             "metrics.metrics"}  # never HTML
 
 
 def _missing(response) -> list[str]:

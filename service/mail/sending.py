@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from service import tokens
+from service import counters, tokens
 from service.mail import render, seats
 from service.mail.backends import deliver
 from service.mail.message import Mail
@@ -49,6 +49,7 @@ def send(store: Store, mail: Mail, settings: MailSettings) -> str:
         store.redis.hincrby(DROPPED, mail.kind, 1)
         return ""
     provider_id = deliver(outgoing, settings, store.redis)
+    counters.count(store.redis, counters.MAILS_SENT, mail.kind)
     if record is not None:
         store.redis.set(record, dumps({"id": provider_id or "accepted", "to": tokens.email_hash(mail.to),
                                        "game": mail.game, "seat": mail.seat, "kind": mail.kind}), ex=SENT_KEEP)

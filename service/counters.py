@@ -1,0 +1,16 @@
+"""The host's counters (`service.metrics` serves them): fields of Redis hashes, so that every web and
+worker process adds to the same figure, which outlives any of them. Moves are counted by the commit
+itself, per shard (`service.store.moves_key`)."""
+from __future__ import annotations
+
+from typing import Any
+
+from service.store import PREFIX
+
+REFUSALS = f"{PREFIX}:metrics:refusals"  # problem answers, by code
+MAILS_SENT = f"{PREFIX}:metrics:mails_sent"  # mails the provider accepted, by kind
+
+
+def count(redis: Any, key: str, field: str) -> None:
+    """Add one to the counter `field` of `key` (one of the hashes above)."""
+    redis.hincrby(key, field, 1)
