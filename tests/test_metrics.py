@@ -95,3 +95,17 @@ def test_without_a_token_configured_there_are_no_metrics(redis_url):
     for headers in ({}, bearer(TOKEN), bearer("")):
         answer = client.get("/metrics", headers=headers)
         assert answer.status_code == 404 and answer.get_json()["code"] == "not_found"
+
+
+def test_bot_moves_are_counted_apart_from_players(client):
+    created = new_game(client, bots={1: "random", 2: "random"})  # inline: the bots move inside the requests
+    game_id, token = created["game"]["id"], seat_tokens(created)[0]
+    store = client.application.extensions["palazzo.store"]
+    played = client.post(f"/api/v1/games/{game_id}/moves", headers=bearer(token),
+                         json={"move": {"type": "pick", "value": 1}, "version": created["game"]["version"] + 1})
+    assert played.status_code == 200, played.get_json()
+    bots = sum(1 for entry in store.log(game_id) if entry.get("bot"))
+    assert bots > 0
+    figures = scrape(client)
+    assert figures[("palazzo_moves_total", (("by", "bot"),))] == bots
+    assert figures[("palazzo_moves_total", (("by", "player"),))] == len(store.log(game_id)) - bots
