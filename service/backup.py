@@ -36,6 +36,7 @@ from service.store import PREFIX
 FORMAT = "palazzo-backup-1"
 SKIPPED = f"{PREFIX}:rate:"  # request rate counts: a minute's worth, nothing to keep
 BATCH = 500  # untagged keys taken in one round trip
+HEADER_WIDTH = 100  # the header line, padded with spaces (JSON allows them)
 
 
 class BadBackup(ValueError):
@@ -89,20 +90,23 @@ def take(client: redis.Redis) -> Iterator[Kept]:
 
 
 def write(client: redis.Redis, path: Path) -> int:
-    """The backup of `client` into `path` (written beside it, then renamed: never half a file under its
-    name); how many keys."""
-    kept = list(take(client))
-    header = {"format": FORMAT, "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-              "keys": len(kept)}
+    """The backup of `client` into `path`, a key at a time (the header's count is written last, over a
+    line of spaces kept for it), beside it and then renamed: never half a file under its name; how
+    many keys."""
+    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
     partial = path.with_name(path.name + ".partial")
+    count = 0
     with partial.open("w") as out:
-        out.write(json.dumps(header) + "\n")
-        for one in kept:
+        out.write(" " * HEADER_WIDTH + "\n")
+        for one in take(client):
             out.write(json.dumps({"key": one.key, "dump": base64.b64encode(one.dump).decode(), "ttl": one.ttl}) + "\n")
+            count += 1
+        out.seek(0)
+        out.write(json.dumps({"format": FORMAT, "created_at": created, "keys": count}).ljust(HEADER_WIDTH))
         out.flush()
         os.fsync(out.fileno())
     partial.replace(path)
-    return len(kept)
+    return count
 
 
 def read(path: Path) -> list[Kept]:
