@@ -10,6 +10,8 @@ COMMANDS = {
     "simulate": "service.commands.simulate",
     "replay": "service.commands.replay",
     "upgrade": "service.commands.upgrade",
+    "backup": "service.commands.backup",
+    "restore": "service.commands.restore",
     "up": "service.commands.serve",
     "serve": "service.commands.serve",
     "outbox": "service.commands.outbox",

@@ -46,8 +46,8 @@ def cluster_nodes(url: str) -> list[tuple[str, int]]:
     return nodes
 
 
-def connect(url: str) -> redis.Redis:
-    """The game store's client (answers decoded to str).
+def connect(url: str, decode: bool = True) -> redis.Redis:
+    """The game store's client (answers decoded to str; bytes when not `decode`, as DUMP's are).
 
     ``redis+cluster://[user:password@]host:port[,host:port...]`` (the form the `limits` library
     takes too) gives redis-py's cluster client, `redis.cluster.RedisCluster`, which reads the slot
@@ -55,12 +55,12 @@ def connect(url: str) -> redis.Redis:
     cluster client needs the cluster to answer when it is built; a plain client connects lazily.
     """
     if not is_cluster_url(url):
-        return redis.Redis.from_url(url, decode_responses=True)
+        return redis.Redis.from_url(url, decode_responses=decode)
     parts = urlsplit(url)
     auth = {"username": unquote(parts.username) if parts.username else None,
             "password": unquote(parts.password) if parts.password else None}
     return RedisCluster(startup_nodes=[ClusterNode(host, port) for host, port in cluster_nodes(url)],
-                        decode_responses=True, **{k: v for k, v in auth.items() if v})
+                        decode_responses=decode, **{k: v for k, v in auth.items() if v})
 
 
 def refuse_cluster_node(url: str, what: str = "REDIS_URL") -> None:
