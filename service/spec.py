@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import fields
 
 from engine.core import ERROR_CODES
 from service.problems import CODES

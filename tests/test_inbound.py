@@ -19,7 +19,6 @@ import redis
 
 from engine.pof.writing import write
 from service import mailbox, preferences, tokens
-from service.followups import REPLY_RETRY_SECONDS
 from service.inbound import inbox
 from tests.browser import Served
 from tests.conftest import bearer, jobs_idle, make_app, wait_for
