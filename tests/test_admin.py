@@ -12,7 +12,10 @@ from rq import Queue
 from service.cli import main
 from service.followups import QUEUE
 from service.store import game_key, shard_of, wake_key
-from tests.conftest import bearer, leaks, new_game
+from tests.conftest import bearer, leaks, make_app, new_game, wait_for
+from tests.mail_games import mails, start
+
+ANN = "ann@example.org"
 
 
 @pytest.fixture
@@ -88,3 +91,20 @@ def test_bad_input_changes_nothing(client, cli, redis_url):
     assert cancelled.status_code == 200  # by the API's host: the admin's cancel refuses it too
     status, _, err = cli("cancel", game_id)
     assert status == 2 and f"game {game_id} is cancelled already" in err
+
+
+def test_resend_mails_the_decision_again(redis_url, workers, cli):
+    app = make_app(redis_url, JOBS="rq", BOT_DELAY=0)
+    client = app.test_client()
+    game_id = start(client, [{"name": "Ann", "email": ANN}, {"name": "Bea"}, {"name": "Cy"}])["game"]["id"]
+    workers(1)
+    wait_for(lambda: mails(app, ANN, ("choose",)))
+    for seat, said in (("0", "no seat"), ("4", "no seat"), ("one", "no seat"), ("2", "takes no decision mail")):
+        status, out, err = cli("resend", game_id, seat)
+        assert (status, out) == (2, "") and said in err, (seat, err)
+    assert cli("resend", "nogame", "1")[0] == 2
+    status, out, _ = cli("resend", game_id, "1")
+    assert status == 0 and "mailed again" in out
+    wait_for(lambda: len(mails(app, ANN, ("choose",))) == 2)
+    first, again = mails(app, ANN, ("choose",))
+    assert first["subject"] == again["subject"]

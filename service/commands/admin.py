@@ -1,11 +1,12 @@
-"""The host's look into the stored games: list them, show one as a spectator sees it, cancel one, find unwoken ones.
+"""The host's look into the stored games: list, show one as a spectator sees it, cancel, find the unwoken, mail a decision again.
 
 `games` lists every stored game (or those of one status) with its wake time; `show GAME` prints the
 game's state of play as anyone outside it may see it (`game.view(state, None)`: no seat's hidden
 part), who must decide what by when, its wake time and its RQ jobs that failed or wait for later;
 `cancel GAME` ends it as its host would, through `service.games.cancel`; `unwoken` lists the running
 or paused games whose wake time in their shard's wake index is missing or later than their earliest
-deadline (or the end of their pause): games no worker would look at in time. Reading writes nothing
+deadline (or the end of their pause): games no worker would look at in time; `resend GAME SEAT` mails
+a seat's pending decision to its player again. Reading writes nothing
 (a pause that has run out is shown as stored, not ended). The store is REDIS_URL's, as for the service.
 """
 from __future__ import annotations
@@ -23,6 +24,8 @@ from rq.job import Job
 from engine.presentation import presentation_of
 from service import deadlines, games, upgrade
 from service.config import Config, ConfigError, make_store
+from service.followups import CHANNELS_JOB
+from service.mail import seats
 from service.problems import Problem
 from service.status import Status
 from service.store import Store
@@ -41,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cancel.add_argument("game", metavar="GAME")
     cancel.add_argument("--reason", help="why, said in the game's feed")
     sub.add_parser("unwoken", help="running or paused games whose wake is missing or later than their deadline")
+    resend = sub.add_parser("resend", help="mail a seat's pending decision to its player again (needs workers)")
+    resend.add_argument("game", metavar="GAME")
+    resend.add_argument("seat", metavar="SEAT", help="the seat's number, from 1, as `show` prints it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -149,4 +155,28 @@ def _unwoken(store: Store, args: argparse.Namespace) -> int:
     return 0
 
 
-ACTIONS: dict[str, Any] = {"games": _list, "show": _show, "cancel": _cancel, "unwoken": _unwoken}
+def _resend(store: Store, args: argparse.Namespace) -> int:
+    """Release the claim the decision mail took for the seat's decision and its holder, and queue the
+    channels job, which mails what nobody has been sent (`workers.notify.tell`): that mail again."""
+    table = games.load(store, args.game)
+    count = len(table.meta["seats"])
+    if not args.seat.isdigit() or not 1 <= int(args.seat) <= count:
+        return _bad(f"no seat {args.seat!r} in game {table.id}: seats 1 to {count}")
+    seat = int(args.seat) - 1
+    queue = getattr(store.followups, "queue", None)
+    decision = table.decision_of(seat) if table.status == Status.RUNNING else None
+    to = seats.recipient(store, table, seat) if decision else None
+    if queue is None:
+        return _bad("no mail without workers (PALAZZO_JOBS=inline)")
+    if decision is None:
+        return _bad(f"seat {seat + 1} of game {table.id} ({table.status}) has no decision pending")
+    if to is None:
+        return _bad(f"seat {seat + 1} of game {table.id} takes no decision mail (a bot, no address, or away)")
+    store.unclaim(table.id, f"mailed:{seats.decision_claim(seat, to.holder, decision['since'])}")
+    queue.enqueue(CHANNELS_JOB, table.id, description="mail a decision again")
+    print(f"game {table.id}: the decision of seat {seat + 1} (since version {decision['since']}) is mailed again")
+    return 0
+
+
+ACTIONS: dict[str, Any] = {"games": _list, "show": _show, "cancel": _cancel, "unwoken": _unwoken,
+                           "resend": _resend}
