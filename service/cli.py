@@ -12,6 +12,7 @@ COMMANDS = {
     "upgrade": "service.commands.upgrade",
     "backup": "service.commands.backup",
     "restore": "service.commands.restore",
+    "admin": "service.commands.admin",
     "up": "service.commands.serve",
     "serve": "service.commands.serve",
     "outbox": "service.commands.outbox",

@@ -568,9 +568,10 @@ def rename(store: Store, table: Table, title: str) -> Table:
                         event={"type": "game_renamed", "title": title})
 
 
-def cancel(store: Store, table: Table) -> Table:
+def cancel(store: Store, table: Table, reason: str | None = None) -> Table:
+    """End the game for good, from the API's host or `palazzo admin cancel`; a reason given is in the feed."""
     return _host_change(store, table, (OPEN, RUNNING, PAUSED), status=CANCELLED,
-                        event={"type": "game_cancelled"})
+                        event={"type": "game_cancelled", **({"reason": reason} if reason else {})})
 
 
 def replace_seat(store: Store, table: Table, seat: int, player: dict[str, Any], *, proved: bool = False

@@ -48,7 +48,7 @@ SENTENCES: dict[str, Callable[[Event, Callable[[int], str]], str]] = {
     "game_started": lambda e, who: "The host started the game.",
     "game_paused": lambda e, who: f"The host paused the game until {e['until']}.",
     "game_resumed": lambda e, who: "The game goes on.",
-    "game_cancelled": lambda e, who: "The host cancelled the game.",
+    "game_cancelled": lambda e, who: "The host cancelled the game" + (f": {e['reason']}" if e.get("reason") else "."),
     "game_renamed": lambda e, who: f"The host named the game “{e['title']}”.",
     "seat_replaced": lambda e, who: (f"{e['name']} joined at seat {e['seat'] + 1}." if e.get("joined")
                                      else f"{e['name']} now plays seat {e['seat'] + 1}."),
