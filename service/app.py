@@ -1,6 +1,7 @@
 """The Flask app factory: configuration, the Redis store, the caller check, limits, the blueprints."""
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import orjson
@@ -12,7 +13,7 @@ from flask_compress import Compress
 from flask_cors import CORS
 from jinja2 import ChoiceLoader
 
-from service import callers, clock, counters, metrics, ratelimit
+from service import callers, clock, counters, logs, metrics, ratelimit
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
 from service.config import Config, ConfigError, make_store
@@ -29,6 +30,7 @@ from service.web import (address_page, create_page, dev_mailbox, home, host_page
                          oneclick, pages, seat_link, seat_page, settings_page, signin_page, talk, unsubscribe,
                          vacation_form, watch)
 
+log = logging.getLogger(__name__)
 BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.blp, open_seats.blp, leaving.blp,
               vacation.blp, players.blp, identity.blp, webhooks.blp, health.blp]
 PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, create_page, host_page, join_page,
@@ -83,6 +85,7 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
     do), kept in `app.extensions["palazzo.config"]`; `flask` adds Flask's own settings (TESTING).
     Refuses to start without a real secret (links signed with a known one are forgeable)."""
     config = Config.from_env() if config is None else config
+    logs.configure(config.log_format)
     app = Palazzo("palazzo")
     app.config.update(
         API_TITLE="Palazzo", API_VERSION="v1", OPENAPI_VERSION="3.0.3",
@@ -122,21 +125,49 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
             app.extensions[extension] = ratelimit.Limit.parse(text)
         except ValueError as error:
             raise ConfigError(f"PALAZZO_{name}: {error}") from None
+    app.before_request(_mark_request)
     app.before_request(_identify)
     app.before_request(_refuse_bad_token)
     app.after_request(_count_request)
     app.after_request(_count_refusal)
     app.after_request(_cache_headers)
     app.after_request(_compress)
+    app.after_request(_echo_request_id)
+    app.teardown_request(_unmark_request)
     app.register_error_handler(redis.ConnectionError, _store_unavailable)
     app.register_error_handler(redis.TimeoutError, _store_unavailable)
     app.register_error_handler(redis.exceptions.ClusterError, _store_unavailable)  # a cluster lost a master
     app.register_error_handler(redis.exceptions.RedisClusterException, _store_unavailable)
     if config.cors_origins:
         CORS(app, origins=list(config.cors_origins), resources={r"/api/v1/*": {}},
-             allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key"],
-             expose_headers=["ETag", "Retry-After", "Idempotent-Replayed"], max_age=600)
+             allow_headers=["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key",
+                            logs.REQUEST_ID_HEADER],
+             expose_headers=["ETag", "Retry-After", "Idempotent-Replayed", logs.REQUEST_ID_HEADER], max_age=600)
     return app
+
+
+def _mark_request() -> None:
+    """Name the request (the caller's X-Request-Id if well formed, else a new id) and the game its
+    URL names, for every line logged while it runs (`service.logs`)."""
+    g.request_id = logs.request_id_from(request.headers.get(logs.REQUEST_ID_HEADER))
+    logs.request_id.set(g.request_id)
+    logs.game_id.set((request.view_args or {}).get("game_id"))
+
+
+def _echo_request_id(response: Response) -> Response:
+    """The answer carries the request's id, so a caller can quote it and the host find its lines.
+    With JSON logs each request also gets a line of its own, by endpoint: a path may hold a secret."""
+    if "request_id" in g:
+        response.headers[logs.REQUEST_ID_HEADER] = g.request_id
+        if current_app.extensions["palazzo.config"].log_format == "json":
+            log.info("%s %s %d", request.method, request.endpoint, response.status_code)
+    return response
+
+
+def _unmark_request(error: BaseException | None = None) -> None:
+    """A thread's next request, or a line logged between requests, must not carry this one's ids."""
+    logs.request_id.set(None)
+    logs.game_id.set(None)
 
 
 def _identify() -> None:

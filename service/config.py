@@ -19,7 +19,7 @@ from typing import Any
 
 import redis
 
-from service import followups, invitations, messages, playing
+from service import followups, invitations, logs, messages, playing
 from service.connection import connect, is_cluster_url, refuse_cluster_node
 from service.links import LOCAL_BASE_URL
 from service.mail.settings import ImapSettings, MailSettings
@@ -61,6 +61,7 @@ class Config:
     webhook_allow_private: bool = False  # loopback, private and link-local targets, and plain http (SSRF)
     token_idle_days: float = 90.0  # a player token unused this long ends (service.sign_ins)
     session_idle_days: float = 30.0  # a browser session unused this long ends
+    log_format: str = "text"  # or "json": one object a line with the request's and game's ids (service.logs)
     mail: MailSettings = field(default_factory=MailSettings)
     imap: ImapSettings = field(default_factory=ImapSettings)
 
@@ -100,6 +101,7 @@ class Config:
             webhook_allow_private=(env("PALAZZO_WEBHOOK_ALLOW_PRIVATE") or "") in ("1", "true", "yes"),
             token_idle_days=_positive(env, "PALAZZO_TOKEN_IDLE_DAYS", "90"),
             session_idle_days=_positive(env, "PALAZZO_SESSION_IDLE_DAYS", "30"),
+            log_format=_log_format(env("PALAZZO_LOG_FORMAT") or "text"),
             mail=mail,
             imap=imap,
         )
@@ -135,6 +137,12 @@ def _positive(env: Read, name: str, default: str) -> float:
     if value <= 0:
         raise ConfigError(f"{name} must be above zero, not {env(name, default)!r}")
     return value
+
+
+def _log_format(text: str) -> str:
+    if text not in logs.FORMATS:
+        raise ConfigError(f"PALAZZO_LOG_FORMAT must be one of {', '.join(logs.FORMATS)}, not {text!r}")
+    return text
 
 
 def _waits(env: Read, name: str, default: tuple[int, ...]) -> tuple[int, ...]:

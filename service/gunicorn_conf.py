@@ -7,6 +7,7 @@ application/problem+json documents every other error of the API is.
 
 It reads its own variables from the environment (PORT, WEB_CONCURRENCY, PALAZZO_THREADS), not from
 `service.config`: gunicorn reads this file before any app exists, and these size gunicorn itself.
+The log format is the configuration's (PALAZZO_LOG_FORMAT): with json, gunicorn's own lines are JSON too.
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import socket
 
 from gunicorn import util
 
+from service import logs
+from service.config import Config
 from service.problems import problem_response
 
 wsgi_app = "service.wsgi:app"
@@ -25,6 +28,8 @@ worker_class = "gthread"
 threads = int(os.environ.get("PALAZZO_THREADS", "4"))
 # No control socket: several gunicorns (tests, benchmarks) would otherwise fight over one path.
 control_socket_disable = True
+if Config.from_env().log_format == "json":
+    logconfig_dict = logs.gunicorn_config()
 
 # gunicorn answers 400, 403, 414, 417, 431, 500 and 501 itself; each gets a code of service.problems.CODES.
 _CODES = {403: "forbidden", 414: "uri_too_long", 431: "headers_too_large"}

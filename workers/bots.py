@@ -1,11 +1,12 @@
 """Bot moves off the request path: a job a moment after a bot seat's decision appears."""
 from __future__ import annotations
 
-from service import games, playing
+from service import games, logs, playing
 from service.store import Committed
 from workers import context
 
 
+@logs.game_job
 def move(game_id: str, seat: int, since: int) -> bool:
     """Play the seat's bot move if the decision pending since `since` is still the seat's and a bot
     (or a stand-in) plays it; True when a move was committed."""

@@ -7,13 +7,14 @@ RQ keeps it, and each channel's claims make running it again send nothing twice)
 """
 from __future__ import annotations
 
-from service import games
+from service import games, logs
 from service.channels import Channel
 from workers import context, notify, webhooks
 
 CHANNELS: tuple[Channel, ...] = (notify, webhooks)
 
 
+@logs.game_job
 def game(game_id: str) -> int:
     """Tell every channel of the game as it is now; how many things they sent or queued."""
     store = context.store()

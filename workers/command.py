@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 import redis
 
+from service import logs
 from service.followups import QUEUE, REPLY_QUEUE, Queued
 from workers import work_loop
 from workers.imap import Reader
@@ -68,13 +69,13 @@ def _tick_forever(every: float, stop: threading.Event, steps: list[Callable[[], 
 
 def run(args: argparse.Namespace) -> int:
     from workers import context, deadlines
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     stopping = threading.Event()
     work_loop.stop_on_signals(stopping)
     if args.replies is not None:
         die_with_parent(args.replies)
     try:
-        store = context.store()  # reads the configuration, once for the process
+        logs.configure(context.config().log_format, text_default=True)  # reads the configuration, once
+        store = context.store()
         every = context.config().poll_seconds if args.poll is None else args.poll
     except (RuntimeError, ValueError) as error:  # a setting it cannot run with (a cluster and no queue URL)
         print(f"palazzo worker: {error}", file=sys.stderr)

@@ -17,7 +17,7 @@ import logging
 
 from rq import Queue
 
-from service import clock, games, leaving, playing, timers, vacation
+from service import clock, games, leaving, logs, playing, timers, vacation
 from service.store import shard_of, woken_key
 from workers import context
 
@@ -27,6 +27,7 @@ MAX_DEFAULTS = 50  # defaults one job plays for one game before it hands over to
 CLAIM_SECONDS = 60  # a claimed wake is not queued again for this long (its job may wait in a backlog)
 
 
+@logs.game_job
 def wake(game_id: str) -> int:
     """Do what the game is due for now; returns how many default moves were played.
 
@@ -51,6 +52,8 @@ def wake(game_id: str) -> int:
         if moved:
             table = leaving.after_timeout(store, context.links(), table, seat)
         played += moved
+    if played:
+        log.info("played %d default move(s) of overdue decisions", played)
     return played
 
 

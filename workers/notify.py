@@ -30,7 +30,7 @@ import json
 from datetime import timedelta
 
 from engine.presentation import presentation_of
-from service import deadlines, games, preferences, timers, tokens, told, vacation
+from service import deadlines, games, logs, preferences, timers, tokens, told, vacation
 from service.inbound import address
 from service.mail import plain, recap, render, seats
 from service.mail.message import Mail
@@ -277,6 +277,7 @@ def _arm_reminder(store: Store, table: games.Table, seat: int, since: int, holde
                   job_id=f"pz-remind-{table.id}-{seat}-{holder}-{since}")
 
 
+@logs.game_job
 def remind(game_id: str, seat: int, since: int, holder: int | None, opened: str) -> bool:
     """A reminder timer has come: if the decision is still the holder's, send one reminder for the steps
     that have come and were not sent yet (each step once, by its claim), from the decision's deadline

@@ -14,7 +14,7 @@ still his seat, still his choice, not hidden by the host meanwhile.
 """
 from __future__ import annotations
 
-from service import games, messages, preferences, tokens
+from service import games, logs, messages, preferences, tokens
 from service.inbound import address
 from service.mail import render, seats
 from workers import context
@@ -37,6 +37,7 @@ def part_of(table: games.Table, seat: int, to: render.Recipient, message: dict, 
                             _reply_to(table, seat), digest, table.meta.get("title") or table.id)
 
 
+@logs.game_job
 def posted(game_id: str, seq: int) -> int:
     """Mail message `seq` to every seat that takes it one by one, and schedule the digests of those
     who take it daily; returns how many seats it was held (or sent) for."""
