@@ -2,8 +2,8 @@
 
 A sibling of `engine.core`: the core says what a game *is* (its rules), this says how people *see* it.
 Everything here is optional. A game without a presentation still gets a working seat page (its view,
-its legal moves as buttons), plain decision mails and a create form drawn from its options schema; each
-part a game adds replaces one generic part. The service renders; the game gives plain data, strings of
+its legal moves as buttons), every mail kind (`PlainMails`) and a create form drawn from its options
+schema; each part a game adds replaces one generic part. The service renders; the game gives plain data, strings of
 SVG or HTML, and Jinja partials shipped as package data (never a Flask, Jinja or Redis import here).
 
 A game offers it as a ``presentation`` attribute (read by `presentation_of`), any object with some of:
@@ -48,7 +48,9 @@ A game offers it as a ``presentation`` attribute (read by `presentation_of`), an
   writes (the page says so, 400, rather than guess); by default none.
 - ``mails``: a game whose mails the service writes with its full mail kinds (each decision, its
   reminders, a welcome, round results, the final scores) gives the object that makes their facts
-  (see `Mails`); without it, the plain decision mail (`service/mail/plain.py`). Such a game ships,
+  (see `Mails`); without it, `PlainMails` (`mails_of`): the same mail kinds, told with the generic
+  parts (`asking`, `decision_lines`, the `game_over` sentence) in the service's plain templates,
+  without round results (a game's decision mails tell its last round). A game with mails ships,
   under ``templates``/mail, the mails that are all its own (``welcome``, ``round_result``,
   ``game_over``, .txt and .html) and ``_mail.txt``/``_mail.html``, the macros the service's mails
   import for what only the game says: ``ask(f)`` and ``facts(f)`` of a decision, ``board(f)`` (html),
@@ -134,15 +136,17 @@ class Mails(Protocol):
     def welcome(self, view: dict[str, Any], seat: int, names: list[str]) -> dict[str, Any]:
         """What a player taking over a seat under way is told of the game."""
 
-    def round_result(self, view: dict[str, Any], names: list[str], finished: int | None) -> dict[str, Any]:
-        """A finished round's facts (with ``finished``, its number, and ``summary``, its heading)."""
+    def round_result(self, view: dict[str, Any], names: list[str], finished: int | None) -> dict[str, Any] | None:
+        """A finished round's facts (with ``finished``, its number, and ``summary``, its heading), or
+        None when the game mails no round results."""
 
     def game_over(self, view: dict[str, Any], names: list[str]) -> dict[str, Any]:
         """The final scores' facts (with ``summary``, its heading)."""
 
 
 class Plain:
-    """The presentation of a game that brings none: every part generic."""
+    """The presentation of a game that brings none: every part generic (its `mails` None: the service
+    writes them with `PlainMails`, through `mails_of`)."""
 
     title: str | None = None
     templates: str | None = None
@@ -186,6 +190,43 @@ class Plain:
 
 PLAIN = Plain()
 
+PLAIN_MAILS = "plain"  # the service's folder of the generic mail templates `PlainMails` fills
+
+
+class PlainMails:
+    """The mails of a game that brings none (`Mails`), told with the parts every game has: what a
+    decision asks (`asking`) and the game's `decision_lines`, each from the reader's own view, and the
+    end as the log tells its ``game_over`` event. No round results: without the game's own words a
+    round's mail would only repeat its log, and the next decision mail tells the last round (Goofspiel's
+    "Last round: ..." line), so a game of many short rounds does not mail each one to everyone."""
+
+    def __init__(self, game: Game):
+        self._game = game
+
+    def kind(self, decision_kind: str) -> str:
+        return "your_turn"
+
+    def summary(self, mail: str, facts: dict[str, Any]) -> str:
+        return f"Your move: {facts['asked']}"
+
+    def decision(self, view: dict[str, Any], seat: int, decision: dict[str, Any], names: list[str]) -> dict[str, Any]:
+        return {"game_title": title_of(self._game), "asked": said(self._game, decision["kind"]),
+                "lines": presentation_of(self._game).decision_lines(view, seat, decision, names)}
+
+    def standing(self, view: dict[str, Any], seat: int) -> dict[str, Any]:
+        return {}
+
+    def welcome(self, view: dict[str, Any], seat: int, names: list[str]) -> dict[str, Any]:
+        return {"game_title": title_of(self._game)}
+
+    def round_result(self, view: dict[str, Any], names: list[str], finished: int | None) -> dict[str, Any] | None:
+        return None
+
+    def game_over(self, view: dict[str, Any], names: list[str]) -> dict[str, Any]:
+        if view.get("result") is None:
+            raise ValueError("the game is not over")
+        return {"summary": "Game over", "game_title": title_of(self._game)}
+
 
 def presentation_of(game: Game) -> Presentation:
     """The game's presentation, or the plain one; a part the game leaves out is the plain one's."""
@@ -201,6 +242,12 @@ class _Filled:
 
     def __getattr__(self, part: str) -> Any:
         return getattr(self._own, part, getattr(PLAIN, part))
+
+
+def mails_of(game: Game) -> Mails:
+    """The facts of the game's mails: its own (`mails`), else the generic `PlainMails`."""
+    own = presentation_of(game).mails
+    return own if own is not None else PlainMails(game)
 
 
 def title_of(game: Game) -> str:

@@ -90,7 +90,7 @@ def readings(app, created: dict, players: list[dict]) -> dict[str, str]:
 
 
 def decisions(store, game_id: str) -> list[dict]:
-    return [m for m in mailbox.outbox(store) if m.get("game") == game_id and m["kind"] == "plain_decision"]
+    return [m for m in mailbox.outbox(store) if m.get("game") == game_id and m["kind"] == "your_turn"]
 
 
 def decided(store, game_id: str) -> set[str]:

@@ -49,7 +49,7 @@ def test_three_players_play_a_whole_goofspiel_game_only_by_replying(live, worker
     deadline = time.monotonic() + 240
     while game(live, game_id)["status"] != "finished":
         assert time.monotonic() < deadline, "the game did not reach its end"
-        for mail in outbox(live.app, kinds=("plain_decision",)):
+        for mail in outbox(live.app, kinds=("your_turn",)):
             message_id = mail["headers"]["Message-ID"]
             if message_id in answered or mail["game"] != game_id:
                 continue
@@ -66,7 +66,7 @@ def test_three_players_play_a_whole_goofspiel_game_only_by_replying(live, worker
         time.sleep(0.05)
     answers = [m for m in outbox(live.app) if m["kind"].startswith("reply_")]
     assert answers and {m["kind"] for m in answers} == {"reply_done"}, [m["text"] for m in answers]
-    assert not [m["text"] for m in outbox(live.app, kinds=("plain_decision", "reply_done")) if "Princes of Florence" in m["text"] or "prestige" in m["text"]]
+    assert not [m["text"] for m in outbox(live.app, kinds=("your_turn", "reply_done")) if "Princes of Florence" in m["text"] or "prestige" in m["text"]]
     assert len(answered) == (CARDS - 1) * len(PLAYERS), "one mail per seat per round but the last"
     for seat in PLAYERS.values():
         moves = moves_by(live, game_id, seat)

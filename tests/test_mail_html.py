@@ -15,6 +15,7 @@ from engine.core import answers
 from engine.pof import GAME
 from service.mail import render
 from service.mail.message import Mail
+from tests import goofspiel_helpers as goofspiel
 from tests.browser import MAIL_ARTEFACTS, screenshot
 from tests.test_mail_render import (
     DEADLINE,
@@ -153,6 +154,7 @@ def every_kind() -> dict[str, Case]:
     cases["welcome"] = _case(render.welcome(GAME.view(state, seat), pending, TABLE, to, links(seat), NOW, NAMES[1],
                                             reply_of(state, seat)), reply=reply_of(state, seat), mail_links=links(seat))
     cases.update(time_cases())
+    cases.update(generic_cases())
     cases.update(talk_cases())
     for name, notice in (("defaulted", notice_at()), ("standin", notice_at(started=True, pending=False))):
         cases[name] = _case(render.merged([notice], "p@example.org", TABLE.domain))
@@ -169,6 +171,31 @@ def every_kind() -> dict[str, Case]:
                                  NOW, outcome, reply)
         cases[f"{answered.kind}-{number}"] = _case(answered, reply=reply, mail_links=links(seat))
     return cases
+
+
+def generic_cases() -> dict[str, Case]:
+    """A game without mails of its own (Goofspiel), in the service's generic templates: a decision, a
+    welcome, the end."""
+    table = render.Table(TABLE.game_id, NAMES, TABLE.domain, TABLE.title, "goofspiel")
+    state = goofspiel.new_game([2, 1, 3], seats=3)
+    mine = {"seat": "https://palazzo.example/seat?t=s", "unsubscribe": "https://palazzo.example/unsubscribe?t=u",
+            "one_click": [{"move": {"type": "bid", "card": card}, "url": f"https://palazzo.example/one-click?c={card}"}
+                          for card in (1, 2, 3)]}
+    to = render.Recipient("p1@example.org", NAMES[1], 1, "Europe/Rome", 0)
+    found = answers(goofspiel.GAME, state, 1)
+    reply = {"address": f"play+{TABLE.game_id}-1-tag@palazzo.example", "commands": found.commands,
+             "notes": found.notes, "picture": found.picture, "guide": ["One command a line."]}
+    pending = {**goofspiel.GAME.pending(state)[1], "deadline_at": DEADLINE, "since": 3}
+    part = render.decision_part(goofspiel.GAME.view(state, 1), pending, table, to, mine, NOW,
+                                goofspiel.GAME.default_move(state, 1), reply)
+    over, _ = goofspiel.play_round(goofspiel.play_round(state, 1, 2, 3)[0], 2, 3, 1)
+    return {
+        "generic-your_turn": _case(render.part_mail(part, to.email, TABLE.domain), [part]),
+        "generic-welcome": _case(render.welcome(goofspiel.GAME.view(state, 1), [pending], table, to, mine, NOW, "Cid",
+                                                reply), reply=reply, mail_links=mine),
+        "generic-game_over": _case(render.game_over(goofspiel.GAME.view(over, 1), table, to,
+                                                          {"seat": mine["seat"], "unsubscribe": mine["unsubscribe"]})),
+    }
 
 
 def time_cases() -> dict[str, Case]:

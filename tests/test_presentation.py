@@ -1,5 +1,5 @@
-"""A game is shown through `engine.presentation`: a game that brings none gets plain decision mails and
-the generic pages; a game's own board partial (package data under games/<name>/) is drawn on them."""
+"""A game is shown through `engine.presentation`: a game that brings none gets the generic mails
+(`PlainMails`) and pages; a game's own board partial (package data under games/<name>/) is drawn on them."""
 from __future__ import annotations
 
 import re
@@ -51,14 +51,14 @@ def test_a_part_a_game_leaves_out_is_the_plain_one():
     assert shown.board == "board.html" and shown.watch_page is None and shown.picture({}, None) is None
 
 
-def test_a_game_without_mails_of_its_own_gets_a_plain_decision_mail(redis_url, workers):
+def test_a_game_without_mails_of_its_own_gets_the_generic_decision_mail(redis_url, workers):
     app = make_app(redis_url, JOBS="rq", BOT_DELAY=0)
     client = app.test_client()
     created = new_game(client, game="toy-count", seats=3, emails=True)
     workers(1)
     for to in ("p0@example.org", "p1@example.org", "p2@example.org"):
-        wait_for(lambda: any(m["kind"] == "plain_decision" for m in mails(app, to)))
-        [mail] = [m for m in mails(app, to) if m["kind"] == "plain_decision"]
+        wait_for(lambda: any(m["kind"] == "your_turn" for m in mails(app, to)))
+        [mail] = [m for m in mails(app, to) if m["kind"] == "your_turn"]
         assert mail["game"] == created["game"]["id"] and "it is your move" in mail["text"]
         assert "a game of toy-count: pick" in mail["text"] and ACT.search(mail["text"]) and ACT.search(mail["html"])
 

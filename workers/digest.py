@@ -16,7 +16,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from service import deadlines, games, messages, preferences, timers
-from engine.presentation import presentation_of
 from service import phrases
 from service.mail import render, seats
 from service.store import Store, email_key
@@ -83,8 +82,7 @@ def daily(email_hash: str) -> int:
                 parts += [talk.part_of(table, seat, recipient, seen, digest=True) for message in found
                           if (seen := messages.shown(message, messages.Reader(seat))) is not None
                           and seen["text"] is not None and message["by"] != seat and not seen["hidden"]]
-        if recipient is None or presentation_of(table.game).mails is None \
-                or preferences.effective(wanted, game_id)["rhythm"] != "digest":
+        if recipient is None or preferences.effective(wanted, game_id)["rhythm"] != "digest":
             continue
         frame = seats.frame(table, domain)
         view = table.game.view(table.state, seat)
@@ -97,8 +95,9 @@ def daily(email_hash: str) -> int:
             waits = True
         finished = sorted(int(item.split(":")[1]) for item in rounds if item.split(":")[0] == game_id)
         if seats.recipient(store, table, seat, everyone=True) is not None:
-            parts += [render.round_part(view, frame, recipient, seats.links_of(links, table, seat), number)
-                      for number in finished]
+            parts += [part for number in finished
+                      if (part := render.round_part(view, frame, recipient, seats.links_of(links, table, seat),
+                                                    number)) is not None]
     if parts and to is not None:
         store.followups.send_mail(store, render.digest(parts, to.email, domain))
     preferences.mark_digested(store, email_hash, done)

@@ -29,10 +29,9 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from engine.presentation import presentation_of
 from service import deadlines, games, logs, preferences, timers, tokens, told, vacation
 from service.inbound import address
-from service.mail import plain, recap, render, seats
+from service.mail import recap, render, seats
 from service.mail.message import Mail
 from service.store import Store, email_key
 from workers import context
@@ -130,8 +129,6 @@ def game(game_id: str) -> int:
 
 def tell(store: Store, table: games.Table) -> int:
     """Send whatever the game's current state calls for and nobody has sent yet; returns how many."""
-    if presentation_of(table.game).mails is None:  # a game with no mails of its own gets plain ones
-        return _plain(store, table)
     frame = seats.frame(table, context.config().mail.domain)
     now = deadlines.now()
     sent = _welcome(store, table, frame, now)
@@ -171,25 +168,6 @@ def _new_decisions(store: Store, table: games.Table, now):
         to = None if vacation.away_until(table.meta["seats"][seat], now) else seats.recipient(store, table, seat)
         if to is not None and _claim(store, table.id, seats.decision_claim(seat, to.holder, decision["since"])):
             yield decision, seat, to
-
-
-def _plain(store: Store, table: games.Table) -> int:
-    """The plain decision mail of each seat with a new decision (`service.mail.plain`), sent at once
-    whatever the seat's rhythm, and the end of the game to each seat that takes mail to everyone."""
-    frame = seats.frame(table, context.config().mail.domain)
-    sent = 0
-    now = deadlines.now()
-    for decision, seat, to in _new_decisions(store, table, now):
-        _send(store, plain.decision(table.game, table.game.view(table.state, seat), decision, frame, to,
-                                    _links(table, seat), now, table.game.default_move(table.state, seat),
-                                    reply_of(table, seat)))
-        sent += 1
-    for seat in range(len(table.meta["seats"])) if table.status == games.FINISHED else ():
-        to = seats.recipient(store, table, seat, everyone=True)
-        if to is not None and _claim(store, table.id, f"over:{seat}"):
-            _send(store, plain.game_over(table.game, table.game.view(table.state, seat), frame, to, _links(table, seat)))
-            sent += 1
-    return sent
 
 
 def decision_part_of(store: Store, table: games.Table, seat: int, decision: dict, frame: render.Table,
@@ -247,8 +225,10 @@ def _to_everyone(store, table: games.Table, frame: render.Table) -> int:
             if to.rhythm == "digest":
                 daily_digest.defer_round(store, tokens.email_hash(to.email), table.id, ended)
                 continue
-            _send(store, render.round_result(view, frame, to, _links(table, seat), ended))
-            sent += 1
+            mail = render.round_result(view, frame, to, _links(table, seat), ended)
+            if mail is not None:  # None: the game mails no round results (`engine.presentation.PlainMails`)
+                _send(store, mail)
+                sent += 1
         if over and _claim(store, table.id, f"over:{seat}"):
             _send(store, render.game_over(view, frame, to, _links(table, seat)))
             sent += 1

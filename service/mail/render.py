@@ -23,7 +23,7 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, se
 
 from engine import get_game
 from engine.core import Game, Move
-from engine.presentation import Mails, asking, listing, presentation_of, said
+from engine.presentation import PLAIN_MAILS, Mails, asking, listing, mails_of, presentation_of, said, sentence
 from service import deadlines, titles
 from service import phrases
 from service.mail import headers
@@ -161,31 +161,40 @@ def reminder(view: dict[str, Any], pending: dict[str, Any], table: Table, to: Re
 
 
 def round_result(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-                 finished: int | None = None) -> Mail:
-    """What the public view shows of a finished round (by default the one before the view's): the works
-    published, the best-work bonus, the standings and what comes next."""
+                 finished: int | None = None) -> Mail | None:
+    """What the public view shows of a finished round (by default the one before the view's), as the
+    game's mails tell it (`Mails.round_result`); None when the game mails no round results."""
     facts = _round_facts(view, table, to, links, finished)
+    if facts is None:
+        return None
     return game_mail("round_result", facts["summary"], facts, table, to, links,
                      template=_own_template(_check(view, table), "round_result"))
 
 
-def round_part(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks, finished: int) -> Part:
-    """A finished round as a daily digest lists it (`digest`), with the facts of its own mail."""
+def round_part(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks, finished: int) -> Part | None:
+    """A finished round as a daily digest lists it (`digest`), with the facts of its own mail; None
+    when the game mails no round results."""
     facts = _round_facts(view, table, to, links, finished)
+    if facts is None:
+        return None
     return {"kind": "round_result", "game": table.game_id, "seat": to.seat, "holder": to.holder, "since": None,
             "summary": facts["summary"], "facts": facts}
 
 
 def _round_facts(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks,
-                 finished: int | None) -> dict[str, Any]:
+                 finished: int | None) -> dict[str, Any] | None:
     game = _check(view, table)
-    return {**frame(table, to, links, game), **_mails(game).round_result(view, table.names, finished)}
+    own = _mails(game).round_result(view, table.names, finished)
+    return None if own is None else {**frame(table, to, links, game), **own}
 
 
 def game_over(view: dict[str, Any], table: Table, to: Recipient, links: MailLinks) -> Mail:
-    """The final scores from the game's result, as the game's mails tell them (`Mails.game_over`)."""
+    """The final scores from the game's result, as the game's mails tell them (`Mails.game_over`),
+    beside the game's log sentence of its end as the reader reads it (`told`, his seat "(you)")."""
     game = _check(view, table)
-    facts = {**frame(table, to, links, game), **_mails(game).game_over(view, table.names)}
+    own = _mails(game).game_over(view, table.names)  # refused before the game is over
+    told = sentence(game, {"type": "game_over", "result": view["result"]}, table.names, to.seat)
+    facts = {**frame(table, to, links, game), "told": told, **own}
     return game_mail("game_over", facts["summary"], facts, table, to, links, template=_own_template(game, "game_over"))
 
 
@@ -259,17 +268,20 @@ def _check(view: dict[str, Any], table: Table) -> Game:
 
 
 def _mails(game: Game) -> Mails:
-    """The game's own mails' facts; a game without them gets only the plain decision mail."""
-    mails = presentation_of(game).mails
-    if mails is None:
-        raise ValueError(f"{game.name} brings no mails of its own")
-    return mails
+    """The facts of the game's mails: its own, else the generic ones (`engine.presentation.PlainMails`)."""
+    return mails_of(game)
+
+
+def _mail_folder(game: Game) -> str:
+    """The folder of the templates that say what only the game says (`_mail.txt`/`.html`, and its
+    whole-mail kinds): the game's own, else the service's generic one that `PlainMails` fills."""
+    return f"games/{game.name}/mail" if presentation_of(game).mails is not None else PLAIN_MAILS
 
 
 def _own_template(game: Game, kind: str) -> str:
     """A mail kind that is all the game's own (a round's result, the final scores, a welcome): its
-    template in the game's mail folder."""
-    return f"games/{game.name}/mail/{kind}"
+    template in the game's mail folder (`_mail_folder`)."""
+    return f"{_mail_folder(game)}/{kind}"
 
 
 def _waiting(game: Game, view: dict[str, Any], pending: dict[str, Any] | None, to: Recipient,
@@ -287,11 +299,12 @@ def frame(table: Table, to: Recipient, links: MailLinks, game: Game | None = Non
     without a label named by its move in the words of `game`, by default the table's), and the
     folder of the game's mail partials (`templates`, imported as `own` for what only it says)."""
     name = game.name if game else table.game
-    describe = get_game(name).describe if links.get("one_click") else None
+    played = get_game(name) if name else None
+    describe = played.describe if played and links.get("one_click") else None
     one_click = [{"label": link.get("label") or describe(link["move"]), "url": link["url"]}
                  for link in links.get("one_click", [])]
     return {"name": to.name, "game_id": table.game_id, "title": table.title, "one_click": one_click,
-            "templates": f"games/{name}/mail" if name else None,
+            "templates": _mail_folder(played) if played else None,
             "seat_url": links.get("seat"), "unsubscribe": links.get("unsubscribe")}
 
 
@@ -445,10 +458,9 @@ def answer(view: dict[str, Any], pending: dict[str, Any] | None, table: Table, t
     own view (where he stands, in the words of a game with mails of its own), and, with `reply`, the
     commands he may send next. It threads under his mail."""
     game = _check(view, table)
-    mails = presentation_of(game).mails
     facts = {
         **frame(table, to, links, game),
-        "standing": mails.standing(view, to.seat) if mails else None,
+        "standing": _mails(game).standing(view, to.seat),
         "outcome": {"done": [], "reason": None, "line": None, "ignored": [], "settled": [], "said": [], "unsaid": [],
                     "vacation": None, **outcome},
         "situation": _waiting(game, view, pending, to, now),
@@ -471,6 +483,7 @@ def welcome(view: dict[str, Any], pending: list[dict[str, Any]], table: Table, t
     waiting = listing(list(dict.fromkeys(table.names[d["seat"]] for d in pending if d["seat"] != to.seat)))
     facts = {
         **frame(table, to, links, game),
+        "lines": presentation_of(game).decision_lines(view, to.seat, own, table.names) if own else [],
         **_mails(game).welcome(view, to.seat, table.names),
         "seat": to.seat, "after": after, "decision": _waiting(game, view, own, to, now), "waiting": waiting,
         "reply": reply,
