@@ -207,6 +207,11 @@ def _settled(queues: redis.Redis) -> bool:
     return states == ["idle", "idle"] and jobs_idle(queues) and bool(queues.keys("rq:scheduler:*"))
 
 
+def _kept(store) -> set[str]:
+    """Every key but the lock RQ's scheduler takes again on its own every few seconds."""
+    return {key for key in store.redis.keys("*") if not key.startswith("rq:scheduler-lock:")}
+
+
 def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(live, mail_workers):
     game_id = create(live, SEATS)
     mail_workers(1)
@@ -218,10 +223,10 @@ def test_a_forged_address_a_wrong_sender_or_failed_spf_and_dkim_play_nothing(liv
     other_seat = reply_to.replace(f"{game_id}-0-0-", f"{game_id}-1-0-")
     queues = redis.Redis.from_url(live.app.extensions["palazzo.config"].redis_url)
     wait_for(lambda: _settled(queues))  # the keys the worker makes of itself are there before `before`
-    before = set(store.redis.keys("*"))
+    before = _kept(store)
     for to in (forged, other_seat, f"play@{DOMAIN}"):
         assert post(live, parse_fields(ANN, to, command, answering=answering)) == (200, {"status": "ignored"})
-    assert set(store.redis.keys("*")) - before == set(), "nothing is kept for an address not ours, not even a key"
+    assert _kept(store) - before == set(), "nothing is kept for an address not ours, not even a key"
     post(live, parse_fields("eve@example.net", reply_to, command, answering=answering, from_name="Eve"))
     notice = answer_to(live, "Ann@example.org")
     assert notice["kind"] == "reply_not_yours" and "another address" in notice["text"]
