@@ -102,3 +102,12 @@ def test_an_unknown_games_record_is_a_problem(client):
     response = client.get("/api/v1/games/nosuchgame/record")
     assert response.status_code == 404 and response.mimetype == "application/problem+json"
     assert response.get_json()["code"] == "game_not_found"
+
+
+def test_a_cancelled_games_record_shows_no_setup_and_no_move(client):
+    created = new_game(client, game=GAME, seats=3, bots={0: "greedy"})
+    game_id = created["game"]["id"]
+    host = created["tokens"]["host"]
+    assert client.post(f"/api/v1/games/{game_id}/cancel", headers=bearer(host)).status_code == 200
+    record = _record(client, game_id, host)
+    assert record["status"] == "cancelled" and record["setup"] is None and record["moves"] is None
