@@ -21,8 +21,8 @@ from service.games import LOAD_FIELDS
 from service.inbound import endpoint as inbound
 from service.links import MIN_SECRET_LENGTH, Links
 from service.problems import Problem, render
-from service.resources import (events, games, health, host, identity, leaving, messages, moves, orders, players, vacation,
-                               webhooks)
+from service.resources import (events, games, health, host, identity, leaving, messages, moves, orders, players, records,
+                               vacation, webhooks)
 from service.resources import seats as open_seats
 from service.served import games_loader, served_games
 from service.spec import describe_games
@@ -32,7 +32,7 @@ from service.web import (address_page, create_page, dev_mailbox, home, host_page
 
 log = logging.getLogger(__name__)
 BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.blp, open_seats.blp, leaving.blp,
-              vacation.blp, players.blp, identity.blp, webhooks.blp, health.blp]
+              vacation.blp, players.blp, identity.blp, webhooks.blp, records.blp, health.blp]
 PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, create_page, host_page, join_page,
          oneclick, leave_link, unsubscribe, settings_page, dev_mailbox,
          mail_events, address_page]  # the browser's side (service/web): read the session cookie, never a bearer token

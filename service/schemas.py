@@ -474,6 +474,41 @@ class MessagePageOut(Schema):
     more = fields.Boolean()
 
 
+
+@always_present()
+class RecordSeatOut(Schema):
+    seat = Int(metadata={"description": SEAT_NUMBER})
+    name = fields.String(metadata={"description": "The name people read for the seat; never an address."})
+
+
+@always_present()
+class RecordMoveOut(Schema):
+    seat = Int(metadata={"description": "The seat that moved (numbered from 0)."})
+    move = MoveField()
+    at = fields.String(allow_none=True, metadata={"description": "When it was made (UTC ISO time)."})
+
+
+@always_present()
+class RecordOut(Schema):
+    """A game's portable record; a finished game's is a file `palazzo replay` plays to the same result."""
+
+    format = fields.String(validate=validate.OneOf(["palazzo-record-1"]))
+    game = fields.String()
+    rules = Int(metadata={"description": "The rules version the game plays by, from its start to its end."})
+    options = GameDoc("normalized_options")
+    title = fields.String()
+    seats = fields.List(fields.Nested(RecordSeatOut))
+    setup = GameDoc("setup", allow_none=True, metadata={
+        "description": "The game's setup (deck orders, hidden cards): null until the game is finished, "
+                       "and for a cancelled game."})
+    moves = fields.List(fields.Nested(RecordMoveOut), allow_none=True, metadata={
+        "description": "Every move, oldest first: null until the game is finished (a move may hide a "
+                       "standing order or a sealed bid), and for a cancelled game."})
+    messages = fields.List(fields.Nested(MessageOut), metadata={
+        "description": "The table talk the caller may read: to the table, and private ones he wrote or was sent."})
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    result = GameDoc("result", allow_none=True, metadata={"description": "Scores and ranking once finished."})
+
 @always_present()
 class TurnOut(Schema):
     game_id = fields.String()

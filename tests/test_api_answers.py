@@ -218,6 +218,8 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
             assert call("POST", talk, bea, json={"text": "Ann, a word", "to": 0}).status_code == 201
             assert call("POST", talk, bea, json={"text": "\x00"}).status_code == 422
             listed = call("GET", talk, ann)
+            running = call("GET", f"/api/v1/games/{game_id}/record", bea).get_json()
+            assert running["setup"] is None and running["moves"] is None and len(running["messages"]) == 2
             assert call("GET", talk, ann, headers={"If-None-Match": listed.headers["ETag"]}).status_code == 304
             assert call("POST", f"{talk}/1/hide", host).status_code == 200
             assert call("POST", f"{talk}/2/hide", host).status_code == 404
@@ -252,6 +254,10 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
     final = _play(call, game_id, token_of, rng, during)
     assert final["result"] is not None and final["pending"] == []
     everything = call("GET", f"/api/v1/games/{game_id}/events?limit=500", ann).get_json()
+    # held to the committed document only: in the in-process one the toy game's set_orders also fits
+    # Florence's orders with no limits (which this record lists), and the move union is a oneOf
+    record = Checked(client, Document(COMMITTED))("GET", f"/api/v1/games/{game_id}/record").get_json()
+    assert record["result"] == final["result"] and record["setup"] is not None and record["moves"]
     assert everything["events"] and all(isinstance(e["event"]["type"], str) for e in everything["events"])
     [mine] = call("GET", "/api/v1/me/games?limit=5", ann).get_json()["games"]
     assert mine["title"] == "Ann's Friday" and mine["result"]["rank"] in (1, 2, 3)
@@ -307,6 +313,7 @@ def test_every_answer_of_a_toy_game_is_as_the_spec_declares(client, own):
     final = _play(call, game_id, token_of, random.Random(3))
     assert final["result"] is not None
     assert call("GET", f"/api/v1/games/{game_id}/events", token_of[1]).status_code == 200
+    assert call("GET", f"/api/v1/games/{game_id}/record", token_of[1]).get_json()["result"] == final["result"]
     cancelled = call("POST", "/api/v1/games", json={"game": "toy-count", "seats": [{"name": n} for n in "XYZ"]})
     other = cancelled.get_json()
     assert call("POST", f"/api/v1/games/{other['game']['id']}/cancel", other["tokens"]["host"]).status_code == 200

@@ -1,7 +1,8 @@
 """Replay a recorded game from its setup and moves, and print the final state and result as JSON.
 
 The file is ``{"game", "options", "setup", "moves": [{"seat", "move"}]}``, as `palazzo simulate
---save-replay` writes it, and optionally ``"rules"``, the rules version the game played by (else the
+--save-replay` writes it or a finished game's ``GET /games/{id}/record`` answers it (other keys, and a
+move's "at", are left alone), and optionally ``"rules"``, the rules version the game played by (else the
 current one); setup + moves determine the game, so a replay reproduces it exactly, and a bug report
 needs nothing else.
 """
@@ -66,8 +67,8 @@ def replay(record: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | Non
     except IllegalMove as error:
         raise BadReplay(f"cannot start the game: {error.code}: {error.message}") from None
     for index, entry in enumerate(record["moves"]):
-        if not isinstance(entry, dict) or set(entry) != {"seat", "move"}:
-            raise BadReplay(f"move {index}: an entry is {{\"seat\", \"move\"}}, got {json.dumps(entry)}")
+        if not isinstance(entry, dict) or not {"seat", "move"} <= set(entry):
+            raise BadReplay(f"move {index}: an entry has \"seat\" and \"move\", got {json.dumps(entry)}")
         try:
             state, _ = game.apply(state, entry["seat"], entry["move"])
         except IllegalMove as error:
