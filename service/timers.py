@@ -4,9 +4,11 @@ daily digest at the hour a player chose.
 RQ's `enqueue_at` waits on the system clock, inside RQ's scheduled-job registry; what waits here waits
 on the game's clock, in one sorted set of the game store (its score the epoch second it is due), so a
 test that moves the clock by a day sees the day's reminders and digests go out. Each worker's tick
-calls `poll`, which queues every due timer as an RQ job under the timer's own id and then drops it:
-two workers that poll at once may both queue it, and RQ keeps one job per id, and each job checks
-again (a claim, or the state it acts on) before it mails anything, so a timer never acts twice.
+calls `poll`, which claims the due timers in one atomic step (it moves each a lease of LEASE_SECONDS
+on, so that another worker's poll finds it not due), queues their RQ jobs, and then drops them. Two
+workers polling at once therefore never both queue one timer (a job id queued twice would run twice);
+a worker that dies between claim and queue leaves its timers to come due again when the lease ends.
+Each job still checks again (a claim, or the state it acts on) before it mails anything.
 A timer's member is its whole description, so setting the same timer twice keeps one.
 """
 from __future__ import annotations
@@ -44,27 +46,34 @@ def due(store: Store, now: float | None = None) -> list[dict[str, Any]]:
                                                                          else now, start=0, num=500)]
 
 
-# Drops each timer queued only while it is still set for a time that has come: a job that ran at once
-# and set its timer again (a reminder's next step) has moved it later, and that one must stay.
+LEASE_SECONDS = 60  # a claimed timer's job is queued within this, or another poll queues it again
+
+# Claims the due timers: each moves on to the lease's end, so only the poll that claimed it queues it.
+_CLAIM = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
+return due
+"""
+
+# Drops each timer queued only while it still waits on this claim's lease: a job that ran at once and
+# set its timer again (a reminder's next step) has moved it, and that one must stay.
 _DROP_QUEUED = """
 for i, member in ipairs(ARGV) do
-  if i > 1 then
-    local score = redis.call('ZSCORE', KEYS[1], member)
-    if score and tonumber(score) <= tonumber(ARGV[1]) then redis.call('ZREM', KEYS[1], member) end
-  end
+  if i > 1 and redis.call('ZSCORE', KEYS[1], member) == ARGV[1] then redis.call('ZREM', KEYS[1], member) end
 end
 """
 
 
-def poll(store: Store) -> int:
-    """Queue the jobs of every timer now due, then drop those timers (not one set again meanwhile for
-    later); returns how many were queued. A crash in between queues them again at the next poll."""
+def poll(store: Store, batch: int = 500) -> int:
+    """Claim and queue the jobs of the timers now due, then drop those timers (not one set again
+    meanwhile); returns how many were queued. A crash in between queues them again after the lease."""
     now = clock.time()
-    members = store.redis.zrangebyscore(KEY, "-inf", now, start=0, num=500)
+    lease = str(int(now) + LEASE_SECONDS)  # a whole number: ZSCORE gives it back as the same string
+    members = store.redis.eval(_CLAIM, 1, KEY, repr(now), lease, batch)
     if not members:
         return 0
     timers = [json.loads(member) for member in members]
     store.followups.queue.enqueue_many([Queue.prepare_data(t["job"], tuple(t["args"]), job_id=t["id"])
                                         for t in timers])
-    store.redis.eval(_DROP_QUEUED, 1, KEY, repr(now), *members)
+    store.redis.eval(_DROP_QUEUED, 1, KEY, lease, *members)
     return len(timers)

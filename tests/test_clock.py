@@ -74,3 +74,29 @@ def test_a_timer_set_again_for_later_while_its_job_is_queued_stays(queued_app, m
         store.followups.queue = real
     assert not timers.due(store), "nothing is due now"
     assert len(timers.due(store, clock.time() + 2 * 86400)) == 1, "the timer set again for tomorrow stays"
+
+
+def test_two_polls_at_once_queue_a_due_timer_once(queued_app, moving_clock):
+    """A second worker's poll that comes while the first is queuing finds the timer claimed: a job id
+    queued twice would run twice."""
+    store = queued_app.extensions["palazzo.store"]
+    timers.at(store, clock.now() + timedelta(hours=1), "tests.clock_jobs.mark", "pz:test:marks", job_id="pz-test-mark")
+    moving_clock.advance(timedelta(hours=2))
+    queued: list[str] = []
+
+    class Recording:
+        """The queue, as seen by the first poll: another worker polls while it queues."""
+
+        def enqueue_many(self, jobs):
+            queued.extend(job.job_id for job in jobs)
+            if len(queued) == 1:
+                queued.append(f"second poll queued {timers.poll(store)}")
+
+    real = store.followups.queue
+    store.followups.queue = Recording()
+    try:
+        assert timers.poll(store) == 1
+    finally:
+        store.followups.queue = real
+    assert queued == ["pz-test-mark", "second poll queued 0"]
+    assert not timers.due(store, clock.time() + 86400), "the queued timer is dropped"
