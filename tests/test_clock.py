@@ -2,12 +2,24 @@
 (`service.timers`), read by real `palazzo worker` processes."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
 
 from service import clock, deadlines, timers
 from tests.conftest import bearer, make_app, new_game, wait_for
+
+
+@contextmanager
+def queue_as(store, queue) -> Iterator[None]:
+    """The store's job queue, replaced by `queue` for one poll."""
+    real, store.followups.queue = store.followups.queue, queue
+    try:
+        yield
+    finally:
+        store.followups.queue = real
 
 
 @pytest.fixture
@@ -66,12 +78,8 @@ def test_a_timer_set_again_for_later_while_its_job_is_queued_stays(queued_app, m
             timers.at(store, clock.now() + timedelta(days=1), "tests.clock_jobs.mark", "pz:test:marks",
                       job_id="pz-test-mark")
 
-    real = store.followups.queue
-    store.followups.queue = Rearming()
-    try:
+    with queue_as(store, Rearming()):
         assert timers.poll(store) == 1
-    finally:
-        store.followups.queue = real
     assert not timers.due(store), "nothing is due now"
     assert len(timers.due(store, clock.time() + 2 * 86400)) == 1, "the timer set again for tomorrow stays"
 
@@ -92,11 +100,7 @@ def test_two_polls_at_once_queue_a_due_timer_once(queued_app, moving_clock):
             if len(queued) == 1:
                 queued.append(f"second poll queued {timers.poll(store)}")
 
-    real = store.followups.queue
-    store.followups.queue = Recording()
-    try:
+    with queue_as(store, Recording()):
         assert timers.poll(store) == 1
-    finally:
-        store.followups.queue = real
     assert queued == ["pz-test-mark", "second poll queued 0"]
     assert not timers.due(store, clock.time() + 86400), "the queued timer is dropped"
