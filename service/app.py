@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import orjson
@@ -13,7 +14,7 @@ from flask_compress import Compress
 from flask_cors import CORS
 from jinja2 import ChoiceLoader
 
-from service import callers, clock, counters, logs, metrics, ratelimit
+from service import callers, clock, counters, latency, logs, metrics, ratelimit
 from service.api import ProblemApi
 from service.bodies import MAX_BYTES
 from service.config import Config, ConfigError, make_store
@@ -104,6 +105,7 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
     clock.follow(config.clock_file)
     store = make_store(config)
     app.extensions["palazzo.store"] = store
+    app.extensions["palazzo.latency"] = latency.Tally()
     app.extensions["palazzo.links"] = Links(secret, config.base_url)
     served = served_games(list(config.games))
     app.extensions["palazzo.games"] = served
@@ -128,6 +130,7 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
     app.before_request(_mark_request)
     app.before_request(_identify)
     app.before_request(_refuse_bad_token)
+    app.after_request(_time_request)  # registered first, so it runs last (Flask runs them in reverse)
     app.after_request(_count_request)
     app.after_request(_count_refusal)
     app.after_request(_cache_headers)
@@ -149,6 +152,7 @@ def create_app(config: Config | None = None, **flask: Any) -> Flask:
 def _mark_request() -> None:
     """Name the request (the caller's X-Request-Id if well formed, else a new id) and the game its
     URL names, for every line logged while it runs (`service.logs`)."""
+    g.started = time.perf_counter()
     g.request_id = logs.request_id_from(request.headers.get(logs.REQUEST_ID_HEADER))
     logs.request_id.set(g.request_id)
     logs.game_id.set((request.view_args or {}).get("game_id"))
@@ -221,6 +225,17 @@ def _count_request(response: Response) -> Response:
         with current_app.extensions["palazzo.store"].redis.pipeline(transaction=False) as pipe:
             window.count(pipe)
             pipe.execute()
+    return response
+
+
+def _time_request(response: Response) -> Response:
+    """Tally the request's time by its route for the metrics (`service.latency`), and flush the tallies
+    when a second has passed."""
+    if "started" in g:
+        tally: latency.Tally = current_app.extensions["palazzo.latency"]
+        tally.observe(request.method, request.url_rule.rule if request.url_rule else None,
+                      time.perf_counter() - g.started)
+        tally.flush(current_app.extensions["palazzo.store"].redis)
     return response
 
 

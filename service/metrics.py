@@ -7,7 +7,8 @@ share (prometheus_client's multiprocess mode fixes that with files in a shared d
 neither spans machines nor survives a restart). So a counter here is a field of a Redis hash, bumped
 where the thing happens (`service.counters`): moves committed by the commit itself, per shard (in
 the game's slot of a cluster), problem answers by code in
-the app's answer hook, mails sent in `service.mail.sending`; and a gauge is read from what the
+the app's answer hook, mails sent in `service.mail.sending`, request times in a histogram by route that
+each web process adds to once a second (`service.latency`); and a gauge is read from what the
 service stores anyway: games by status (a SCAN of the game hashes, as `palazzo upgrade` does: its
 cost follows the number of stored games, which compaction keeps down), the RQ queues, and the game
 wakes (deadlines, ends of pauses and vacations, compactions) and timers (reminders, digests) that are
@@ -25,10 +26,10 @@ from collections.abc import Iterator
 
 from flask import Blueprint, Response, current_app, request
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from service import clock, timers
+from service import clock, latency, timers
 from service.counters import MAILS_SENT, REFUSALS
 from service.mail.sending import DROPPED
 from service.problems import Problem, render
@@ -48,6 +49,7 @@ class Figures(Collector):
 
     def collect(self) -> Iterator[Metric]:
         yield from self._counters()
+        yield self._latency()
         yield self._games()
         yield from self._late()
         yield from self._queues()
@@ -68,6 +70,14 @@ class Figures(Collector):
             for value, number in sorted(values.items()):
                 family.add_metric([value], int(number))
             yield family
+
+    def _latency(self) -> Metric:
+        family = HistogramMetricFamily("palazzo_request_duration_seconds",
+                                       "time from a request's arrival to its answer, by method and route "
+                                       "(Flask's rule: no ids)", labels=["method", "route"])
+        for (method, route), (buckets, total) in sorted(latency.histograms(self.store.redis.hgetall(latency.KEY)).items()):
+            family.add_metric([method, route], buckets, total)
+        return family
 
     def _games(self) -> Metric:
         redis = self.store.redis
@@ -142,4 +152,6 @@ def metrics() -> Response:
     if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token):
         return render(Problem("metrics_token_required", "send the metrics token as 'Authorization: Bearer <token>'",
                               headers={"WWW-Authenticate": 'Bearer realm="palazzo-metrics"'}))
-    return Response(scrape(current_app.extensions["palazzo.store"]), content_type=CONTENT_TYPE_LATEST)
+    store = current_app.extensions["palazzo.store"]
+    current_app.extensions["palazzo.latency"].flush(store.redis, force=True)  # this process's last second too
+    return Response(scrape(store), content_type=CONTENT_TYPE_LATEST)

@@ -109,3 +109,37 @@ def test_bot_moves_are_counted_apart_from_players(client):
     figures = scrape(client)
     assert figures[("palazzo_moves_total", (("by", "bot"),))] == bots
     assert figures[("palazzo_moves_total", (("by", "player"),))] == len(store.log(game_id)) - bots
+
+
+def test_request_times_are_a_histogram_by_route_with_no_id_in_it(client):
+    created = new_game(client)
+    game_id = created["game"]["id"]
+    for _ in range(3):
+        assert client.get(f"/api/v1/games/{game_id}").status_code == 200
+    assert client.get("/no/such/page").status_code == 404
+    figures = scrape(client)
+    route = (("method", "GET"), ("route", "/api/v1/games/<game_id>"))
+    buckets = {dict(labels)["le"]: value for (name, labels), value in figures.items()
+               if name == "palazzo_request_duration_seconds_bucket"
+               and tuple(pair for pair in labels if pair[0] != "le") == route}
+    assert buckets["+Inf"] == 3 == figures[("palazzo_request_duration_seconds_count", route)]
+    assert list(buckets.values()) == sorted(buckets.values()), "buckets are cumulative"
+    assert 0 < figures[("palazzo_request_duration_seconds_sum", route)] < 3 * 10
+    assert figures[("palazzo_request_duration_seconds_count", (("method", "GET"), ("route", "unmatched")))] == 1
+    assert figures[("palazzo_request_duration_seconds_count", (("method", "POST"), ("route", "/api/v1/games")))] >= 1
+    assert not any(game_id in value for (_, labels) in figures for _, value in labels)
+
+
+def test_a_tally_redis_did_not_take_is_kept_for_the_next_flush(redis_url):
+    from redis import Redis
+
+    from service import latency
+    tally = latency.Tally()
+    tally.observe("GET", "/x", 0.003)
+    tally.observe("GET", "/x", 0.2)
+    tally.flush(Redis.from_url("redis://127.0.0.1:1"), force=True)  # nothing listens there
+    real = Redis.from_url(redis_url, decode_responses=True)
+    tally.flush(real, force=True)
+    buckets, total = latency.histograms(real.hgetall(latency.KEY))[("GET", "/x")]
+    assert dict(buckets)["0.005"] == 1 and dict(buckets)["0.25"] == 2 and dict(buckets)["+Inf"] == 2
+    assert abs(total - 0.203) < 1e-9
