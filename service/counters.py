@@ -10,6 +10,7 @@ from service.store import PREFIX
 
 REFUSALS = f"{PREFIX}:metrics:refusals"  # problem answers, by code
 MAILS_SENT = f"{PREFIX}:metrics:mails_sent"  # mails the provider accepted, by kind
+MAILS_FAILED = f"{PREFIX}:metrics:mails_failed"  # mails refused for good or failing after the last try, by kind
 
 
 def is_counter(key: str) -> bool:

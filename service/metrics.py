@@ -30,7 +30,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.registry import Collector
 
 from service import clock, latency, timers
-from service.counters import MAILS_SENT, REFUSALS
+from service.counters import MAILS_FAILED, MAILS_SENT, REFUSALS
 from service.mail.sending import DROPPED
 from service.problems import Problem, render
 from service.status import Status
@@ -56,14 +56,16 @@ class Figures(Collector):
 
     def _counters(self) -> Iterator[Metric]:
         with self.store.redis.pipeline(transaction=False) as pipe:
-            for key in (REFUSALS, MAILS_SENT, DROPPED, *MOVES_KEYS):
+            for key in (REFUSALS, MAILS_SENT, MAILS_FAILED, DROPPED, *MOVES_KEYS):
                 pipe.hgetall(key)
-            refusals, sent, dropped, *shards = pipe.execute()
+            refusals, sent, failed, dropped, *shards = pipe.execute()
         moves = sum((Counter({by: int(number) for by, number in shard.items()}) for shard in shards), Counter())
         for name, text, label, values in (
                 ("palazzo_moves", "moves committed, by who moved (player, bot, timeout)", "by", moves),
                 ("palazzo_refusals", "problem answers (refusals and errors), by their code", "code", refusals),
                 ("palazzo_mails_sent", "mails the provider accepted, by kind", "kind", sent),
+                ("palazzo_mails_failed", "mails refused for good, or still failing after the last retry, by kind",
+                 "kind", failed),
                 ("palazzo_mails_dropped", "mails not sent because they were no longer due, by kind", "kind",
                  dropped)):
             family = CounterMetricFamily(name, text, labels=[label])

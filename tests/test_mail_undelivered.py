@@ -9,7 +9,7 @@ import logging
 
 import pytest
 
-from service import preferences, tokens
+from service import counters, preferences, tokens
 from service.inbound import address
 from service.mail import undelivered
 from service.mail.message import Mail
@@ -53,6 +53,7 @@ def test_the_host_sees_no_subject_or_provider_text_of_a_refused_mail(redis_url, 
             assert not [card for card in hidden if shows(text, card)] and "refused '" not in text, text
         assert seen == [{"at": seen[0]["at"], "seat": 0, "to": ANN, "kind": "reply_done",
                          "reason": "the provider refused it (400)"}]
+        assert app.extensions["palazzo.store"].redis.hgetall(counters.MAILS_FAILED) == {"reply_done": "1"}
         shown = page.split("Mail that did not arrive")[1].split("</section>")[0]
         assert "an answer to a reply to Ann, ann@example.org (the provider refused it (400))" in shown
 

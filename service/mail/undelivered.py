@@ -14,6 +14,7 @@ from typing import Any
 from redis import Redis
 
 from engine.typed import whole_number
+from service import counters
 from service.mail.errors import MailError, PermanentMailError
 from service.mail.message import Mail
 from service.store import dumps, game_key, loads
@@ -55,6 +56,7 @@ def event_reason(event: dict[str, Any]) -> str:
 def keep(redis: Redis, mail: Mail, failure: BaseException) -> str:
     """Keep a mail that could not be sent; the reason kept, for the log."""
     reason = reason_of(failure)
+    counters.count(redis, counters.MAILS_FAILED, mail.kind)
     if mail.game:
         _push(redis, mail.game, {"seat": mail.seat, "to": mail.to, "kind": mail.kind, "reason": reason})
     return reason
