@@ -10,7 +10,7 @@ job is a no-op. A commit that needs neither sends nothing. `send_mail` is how ev
 (REPLY_QUEUE, which `palazzo worker` serves in a process of its own) so that a slow reply never
 holds up a deadline, a bot or a mail. Bots think on a queue and in a process of their own too
 (BOT_QUEUE): a bot seat's move, and a stand-in's move at a deadline, which the deadline's job hands
-over (`stand_in`) instead of thinking itself, so that a bot that thinks for seconds holds up no other
+over (`think`) instead of thinking itself, so that a bot that thinks for seconds holds up no other
 game's deadline, mail or reply. A bot job has `bot_seconds` (PALAZZO_BOT_SECONDS); RQ stops one that
 runs out of them, and its failure callback plays the game's default move instead
 (`workers.bots.gave_up`). `sign_in` is how a request for a sign-in link is answered off the request,
@@ -134,18 +134,21 @@ class Queued:
                                         pipeline=pipe)
             pipe.execute()
 
-    def stand_in(self, store: Any, table: Any, seat: int, since: int) -> bool:
-        """Hand the stand-in's move on an overdue decision to a bot job (`workers.bots.stand_in`), which
-        plays it as the deadline would (`playing.default_on`); True: the deadline's job need not. A job
-        for that decision still waiting or thinking is left alone, so a wake job queued again while a
-        slow stand-in thinks queues no second one."""
-        job_id = stand_in_job_id(table.id, seat, since)
+    def think(self, store: Any, table: Any, seat: int, since: int) -> bool:
+        """Hand an overdue decision that a bot answers to the bots' queue; True: the deadline's job need
+        not play it. A bot seat's gets its bot's job again (the one queued with the decision, lost or
+        still waiting: its bot moves, not the default); a stand-in's gets `workers.bots.stand_in`, which
+        plays it as the deadline would (`playing.default_on`). A job for that decision still waiting or
+        thinking is left alone, so a wake job queued again while a slow bot thinks queues no second one."""
+        args = (table.id, seat, since)
+        function, job_id = (BOT_JOB, bot_job_id(*args)) if table.bot_for(seat) else (STAND_IN_JOB,
+                                                                                      stand_in_job_id(*args))
         try:
             live = Job.fetch(job_id, connection=self.connection).get_status(refresh=False) in LIVE
         except NoSuchJobError:
             live = False
         if not live:
-            self.bots.enqueue_many([_bot_job(STAND_IN_JOB, (table.id, seat, since), job_id, self.bot_seconds)])
+            self.bots.enqueue_many([_bot_job(function, args, job_id, self.bot_seconds)])
         return True
 
     def talk(self, store: Any, table: Any, seq: int) -> None:
@@ -211,8 +214,8 @@ class Inline:
         finally:
             self._local.busy = False
 
-    def stand_in(self, store: Any, table: Any, seat: int, since: int) -> bool:
-        """False: without workers the deadline's caller plays the stand-in's move itself."""
+    def think(self, store: Any, table: Any, seat: int, since: int) -> bool:
+        """False: without workers the deadline's caller plays the overdue decision itself."""
         return False
 
     def talk(self, store: Any, table: Any, seq: int) -> None:

@@ -10,6 +10,7 @@ import signal
 
 import pytest
 import redis
+from rq import Queue
 from rq.registry import StartedJobRegistry
 
 from service import counters, games, playing
@@ -74,6 +75,31 @@ def test_a_bot_out_of_time_plays_the_default_move_and_the_game_goes_on(redis_url
     assert all(entry.get("bot") == "random" and not entry.get("timeout") for entry in slow)
     assert table.meta["seats"][0]["bot"] == "random"
     assert_replays(app, game_id)
+
+
+def test_a_stand_in_out_of_time_plays_the_default_move_at_the_deadline(redis_url, workers):
+    app = make_app(redis_url, JOBS="rq", MIN_DEADLINE=1, BOT_DELAY=0, BOT_SECONDS=1)
+    client = app.test_client()
+    game_id = _silent_game(client, missed_turns=1, stand_in="random", options={"turns": 1})["game"]["id"]
+    workers(1, PALAZZO_TEST_SLOW_BOT="random 30", PALAZZO_BOT_SECONDS="1")
+    wait_for(lambda: client.get(f"/api/v1/games/{game_id}").get_json()["status"] == "finished", 60)
+    timeouts = _timeouts(app, game_id)
+    assert [entry["move"]["type"] for entry in timeouts] == ["pick"] * 3 + ["add"] * 3
+    assert not any(entry.get("bot") for entry in timeouts), "the default move, not the stand-in's"
+    assert [seat["standin"] for seat in client.get(f"/api/v1/games/{game_id}").get_json()["seats"]] == ["random"] * 3
+    assert_replays(app, game_id)
+
+
+def test_a_bot_seats_lost_job_is_queued_again_at_its_deadline_and_its_bot_moves(queued_app, workers, redis_url):
+    """The deadline of a bot's decision is no default move: it is the bot's job, queued again."""
+    client = queued_app.test_client()
+    game_id = new_game(client, seats=3, bots={1: "random", 2: "random"}, deadlines={"pick": 1})["game"]["id"]
+    Queue(BOT_QUEUE, connection=redis.Redis.from_url(redis_url)).empty()  # the queue Redis lost their jobs
+    workers(1)
+    wait_for(lambda: {entry["seat"] for entry in _log(queued_app, game_id)} == {0, 1, 2}, 30)
+    picks = {entry["seat"]: entry for entry in _log(queued_app, game_id)}
+    assert picks[0].get("timeout") and not picks[0].get("bot"), "the person's deadline plays his default"
+    assert all(picks[seat].get("bot") == "random" and not picks[seat].get("timeout") for seat in (1, 2))
 
 
 def test_the_games_stand_in_answers_at_the_deadlines(queued_app, workers):

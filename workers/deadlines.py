@@ -8,7 +8,8 @@ PALAZZO_POLL_SECONDS): it reads the index, claims each due (game, wake time) so 
 queued for it whichever worker sees it first, and queues `wake`. `wake` re-reads the game and acts
 only on what is due. It thinks for no seat: a decision a stand-in answers (a player who keeps missing
 them, or left) is handed to a job on the bots' queue (`workers.bots.stand_in`), so that a bot that
-thinks for seconds holds up no other game's deadline. Defaults, that job's too, go through
+thinks for seconds holds up no other game's deadline, and a bot seat's overdue decision to its bot's
+job (queued again if it was lost), never to the default move. Defaults, that job's too, go through
 `service.playing.default_on`, which re-checks the decision
 and commits under the game's revision check, so a job that runs late or twice never moves twice; a
 player who has now missed the game's `remove_after` decisions in a row loses his seat (`leaving`).
@@ -51,7 +52,7 @@ def wake(game_id: str) -> int:
         if not decisions:
             break
         seat, since = decisions[0]["seat"], decisions[0]["since"]
-        if table.stand_in(seat) and store.followups.stand_in(store, table, seat, since):
+        if (table.bot_for(seat) or table.stand_in(seat)) and store.followups.think(store, table, seat, since):
             handed.add(seat)
             continue
         table, moved = playing.default_on(store, table, seat, since)
@@ -59,7 +60,7 @@ def wake(game_id: str) -> int:
             table = leaving.after_timeout(store, context.links(), table, seat)
         played += moved
     if played or handed:
-        log.info("played %d default move(s) of overdue decisions; handed %d to the stand-in's bot job", played,
+        log.info("played %d default move(s) of overdue decisions; handed %d to the bots' queue", played,
                  len(handed))
     return played
 
