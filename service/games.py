@@ -28,7 +28,9 @@ MAX_PAUSES = 3
 ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
 MISSED_TURNS = 3  # timeouts in a row after which a bot stands in, unless the game says otherwise
 STAND_IN = "greedy"  # the bot that answers at the deadlines of a seat whose player keeps missing them, or left,
-# unless the game names another (its meta's `stand_in`, chosen at creation; games stored before it have none)
+# in a new game that names no other (its meta's `stand_in`, chosen at creation)
+STORED_STAND_IN = "greedy"  # the stand-in of a game stored before games named theirs: it always was greedy, and
+# stays so whatever STAND_IN becomes
 LEFT, REMOVED, MISSED = "left", "removed", "missed"  # why a seat was vacated: its player left, the host removed
 # him, or he missed `remove_after` decisions in a row
 
@@ -69,7 +71,7 @@ def seat_is_open(entry: dict[str, Any]) -> bool:
 
 def stand_in_of(meta: dict[str, Any]) -> str:
     """The bot that stands in at this game for a player who keeps missing his decisions, or left."""
-    return meta.get("stand_in") or STAND_IN
+    return meta.get("stand_in") or STORED_STAND_IN
 
 
 OPEN_SEAT = "open seat"  # what people read where an open seat's player's name would be

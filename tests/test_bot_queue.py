@@ -123,7 +123,8 @@ def test_a_game_stands_in_with_greedy_unless_it_names_another(app, client):
     assert games.load(app.extensions["palazzo.store"], game_id).meta["stand_in"] == "greedy"
 
 
-def test_a_game_stored_before_the_setting_stands_in_with_greedy(app, client):
+def test_a_game_stored_before_the_setting_stands_in_with_greedy(app, client, monkeypatch):
+    monkeypatch.setattr(games, "STAND_IN", "random")  # a new default changes no game stored before the setting
     created = new_game(client, missed_turns=1, deadlines={"pick": 60})
     game_id, store = created["game"]["id"], app.extensions["palazzo.store"]
     meta = json.loads(store.redis.hget(game_key(game_id, "game"), "meta"))
