@@ -1,9 +1,11 @@
 """Bot moves off the request path, on the bots' own queue (`followups.BOT_QUEUE`): a bot seat's move a
-moment after its decision appears, and a stand-in's move at a deadline, handed over by the deadline's
-job (`workers.deadlines.wake`) so that a bot's think time never holds up another game's deadline.
+moment after its decision appears (again at its deadline, if that job was lost), and a stand-in's
+move at a deadline, handed over by the deadline's job (`workers.deadlines.wake`) so that a bot's
+think time never holds up another game's deadline.
 
-A job has `followups.BOT_SECONDS`; RQ stops one that runs out of them (or fails) and calls `gave_up`,
-which plays the game's default move on that same decision instead, so that the game goes on.
+A job has PALAZZO_BOT_SECONDS (`followups.Queued.bot_seconds`); RQ stops one that runs out of them (or
+fails) and calls `gave_up`, which plays the game's default move on that same decision instead, so
+that the game goes on.
 """
 from __future__ import annotations
 
