@@ -95,8 +95,8 @@ class Players:
         self.store = context.store()  # the one the jobs use too
         self.queue_redis = redis.Redis.from_url(queue.url, decode_responses=True)
         followups = self.store.followups
-        self.worker = SimpleWorker([followups.queue, followups.replies], connection=followups.connection,
-                                   name="benchmark")
+        self.worker = SimpleWorker([followups.queue, followups.replies, followups.bots],
+                                   connection=followups.connection, name="benchmark")
 
     def run_jobs(self) -> None:
         self.worker.work(burst=True, logging_level="WARNING")

@@ -12,6 +12,7 @@ defaults to the store's own Redis and must be set when the store is a cluster.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ class Config:
     queue_url: str | None = None
     jobs: str = "rq"
     bot_delay: float = 1.0
+    bot_seconds: int = 60
     min_deadline: int = 60
     compact_after: float = 600.0
     base_url: str = LOCAL_BASE_URL
@@ -57,6 +59,7 @@ class Config:
     mail_retry_seconds: tuple[int, ...] = (10, 30, 120, 600, 1800)
     mail_merge_seconds: float = 30.0
     poll_seconds: float = 1.0
+    worker_child: str = ""  # PALAZZO_WORKER_CHILD: set by `palazzo worker` for its children only (queue_process)
     webhook_retry_seconds: tuple[int, ...] = (10, 60, 300, 1800)
     webhook_allow_private: bool = False  # loopback, private and link-local targets, and plain http (SSRF)
     token_idle_days: float = 90.0  # a player token unused this long ends (service.sign_ins)
@@ -81,6 +84,7 @@ class Config:
             queue_url=env("PALAZZO_QUEUE_URL") or None,
             jobs=env("PALAZZO_JOBS") or cls.jobs,
             bot_delay=_number(env, "PALAZZO_BOT_DELAY", "1", float),
+            bot_seconds=math.ceil(_positive(env, "PALAZZO_BOT_SECONDS", "60")),
             min_deadline=_number(env, "PALAZZO_MIN_DEADLINE", "60", int),
             compact_after=_number(env, "PALAZZO_COMPACT_AFTER", "600", float),
             base_url=env("PALAZZO_BASE_URL") or LOCAL_BASE_URL,
@@ -97,6 +101,7 @@ class Config:
             mail_retry_seconds=_waits(env, "PALAZZO_MAIL_RETRY_SECONDS", cls.mail_retry_seconds),
             mail_merge_seconds=_number(env, "PALAZZO_MAIL_MERGE_SECONDS", "30", float),
             poll_seconds=_number(env, "PALAZZO_POLL_SECONDS", "1", float),
+            worker_child=env("PALAZZO_WORKER_CHILD") or "",
             webhook_retry_seconds=_waits(env, "PALAZZO_WEBHOOK_RETRY_SECONDS", cls.webhook_retry_seconds),
             webhook_allow_private=(env("PALAZZO_WEBHOOK_ALLOW_PRIVATE") or "") in ("1", "true", "yes"),
             token_idle_days=_positive(env, "PALAZZO_TOKEN_IDLE_DAYS", "90"),
@@ -195,6 +200,7 @@ def make_store(config: Config) -> Store:
     if queues_at != url:
         refuse_cluster_node(queues_at, "PALAZZO_QUEUE_URL")
     queues = redis.Redis.from_url(queues_at)  # RQ wants bytes, not str
-    return Store(client, followups.Queued(queues, bot_delay=config.bot_delay, mail_waits=config.mail_retry_seconds,
+    return Store(client, followups.Queued(queues, bot_delay=config.bot_delay, bot_seconds=config.bot_seconds,
+                                                mail_waits=config.mail_retry_seconds,
                                                 webhook_waits=config.webhook_retry_seconds),
                  config.compact_after)

@@ -2,16 +2,20 @@
 
 The game's wake time (its next deadline, the end of a pause, its compaction) is not queued here: the
 commit indexes it in the same atomic step (`service.store`), and the workers poll that index. What is
-left goes to RQ after every commit: a bot (or a stand-in for a player who keeps missing his turns)
-gets a job a moment later; a game with addresses gets a job that tells every channel (mail, webhooks:
-`workers.channels`) of the commit.
+left goes to RQ after every commit: a bot gets a job a moment later; a game with addresses gets a job
+that tells every channel (mail, webhooks: `workers.channels`) of the commit.
 Job ids are derived from what they act on, and every job re-checks the game before it acts: a stale
 job is a no-op. A commit that needs neither sends nothing. `send_mail` is how every mail leaves,
 `play_reply` how every reply kept by the inbound endpoint gets played, on a queue of its own
 (REPLY_QUEUE, which `palazzo worker` serves in a process of its own) so that a slow reply never
-holds up a deadline, a bot or a mail, and `sign_in` how a request for a sign-in link is answered off
-the request, so that its time tells nothing of the address. Every job is queued through `Jobs`,
-which keeps no record of a job that succeeded and a failed one's for a day only.
+holds up a deadline, a bot or a mail. Bots think on a queue and in a process of their own too
+(BOT_QUEUE): a bot seat's move, and a stand-in's move at a deadline, which the deadline's job hands
+over (`think`) instead of thinking itself, so that a bot that thinks for seconds holds up no other
+game's deadline, mail or reply. A bot job has `bot_seconds` (PALAZZO_BOT_SECONDS); RQ stops one that
+runs out of them, and its failure callback plays the game's default move instead
+(`workers.bots.gave_up`). `sign_in` is how a request for a sign-in link is answered off the request,
+so that its time tells nothing of the address. Every job is queued through `Jobs`, which keeps no
+record of a job that succeeded and a failed one's for a day only.
 
 `Inline` runs bots and replies at once in the caller's process instead and schedules nothing: for
 tests and tools that run no worker.
@@ -24,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import redis
 from rq import Callback, Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from service import signin
 from service.inbound import inbox
@@ -38,9 +44,12 @@ if TYPE_CHECKING:
 
 QUEUE = "palazzo"
 REPLY_QUEUE = "palazzo-replies"  # replies by mail wait here, so that no flood of mail delays a deadline or a bot
+BOT_QUEUE = "palazzo-bots"  # bots think here, so that no slow bot delays a deadline, a mail or a reply
+BOT_SECONDS = 60  # RQ stops a bot job after this long (PALAZZO_BOT_SECONDS; its fallback plays the default move)
 RESULT_TTL = 0  # nothing reads a job's return value: a job that succeeded leaves no record
 FAILURE_TTL = 24 * 3600  # a failed job's record and traceback, for an operator to look at
-BOT_JOB = "workers.bots.move"
+LIVE = (JobStatus.QUEUED, JobStatus.STARTED, JobStatus.SCHEDULED, JobStatus.DEFERRED)  # a job not done yet
+BOT_JOB, STAND_IN_JOB, BOT_GAVE_UP = "workers.bots.move", "workers.bots.stand_in", "workers.bots.gave_up"
 MAIL_JOB, MAIL_GAVE_UP = "workers.mailing.send", "workers.mailing.gave_up"
 WEBHOOK_JOB, WEBHOOK_GAVE_UP = "workers.webhooks.deliver", "workers.webhooks.gave_up"
 CHANNELS_JOB = "workers.channels.game"  # every channel told of a commit
@@ -52,6 +61,15 @@ TALK_JOB = "workers.talk.posted"
 
 def bot_job_id(game_id: str, seat: int, since: int) -> str:
     return f"pz-bot-{game_id}-{seat}-{since}"
+
+
+def stand_in_job_id(game_id: str, seat: int, since: int) -> str:
+    return f"pz-standin-{game_id}-{seat}-{since}"
+
+
+def _bot_job(function: str, args: tuple[Any, ...], job_id: str, seconds: int) -> Any:
+    """A bot job as `enqueue_many` takes it: `seconds` to think, the default move if it fails."""
+    return Queue.prepare_data(function, args, job_id=job_id, timeout=seconds, on_failure=Callback(BOT_GAVE_UP))
 
 
 def reachable(table: Any) -> bool:
@@ -75,13 +93,14 @@ class Queued:
     """Followups for a real deployment: RQ jobs that workers (`palazzo worker`) run, on the queue
     Redis `connection` (plain, bytes)."""
 
-    def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0,
+    def __init__(self, connection: redis.Redis, *, bot_delay: float = 1.0, bot_seconds: int = BOT_SECONDS,
                  mail_waits: tuple[int, ...] = (10, 30, 120, 600, 1800),
                  webhook_waits: tuple[int, ...] = (10, 60, 300, 1800)):
         self.connection = connection
         self.queue = Jobs(QUEUE, connection=connection)
         self.replies = Jobs(REPLY_QUEUE, connection=connection)
-        self.bot_delay = bot_delay
+        self.bots = Jobs(BOT_QUEUE, connection=connection)
+        self.bot_delay, self.bot_seconds = bot_delay, bot_seconds
         self.mail_waits = list(mail_waits)
         self.webhook_waits = list(webhook_waits)
 
@@ -98,21 +117,39 @@ class Queued:
         told = reachable(table)
         if not bots and not told:
             return
-        now_jobs: list[Any] = []
+        now_bots: list[Any] = []
         with self.connection.pipeline(transaction=False) as pipe:
             for decision in bots:
                 args = (table.id, decision["seat"], decision["since"])
                 if self.bot_delay > 0:
-                    self.queue.enqueue_in(timedelta(seconds=self.bot_delay), BOT_JOB, *args,
-                                          job_id=bot_job_id(*args), pipeline=pipe)
+                    self.bots.enqueue_in(timedelta(seconds=self.bot_delay), BOT_JOB, *args, job_id=bot_job_id(*args),
+                                         job_timeout=self.bot_seconds, on_failure=Callback(BOT_GAVE_UP), pipeline=pipe)
                 else:
-                    now_jobs.append(Queue.prepare_data(BOT_JOB, args, job_id=bot_job_id(*args)))
+                    now_bots.append(_bot_job(BOT_JOB, args, bot_job_id(*args), self.bot_seconds))
+            if now_bots:
+                self.bots.enqueue_many(now_bots, pipeline=pipe)
             if told:
-                now_jobs.append(Queue.prepare_data(CHANNELS_JOB, (table.id,),
-                                                   job_id=f"pz-notify-{table.id}-{table.version}"))
-            if now_jobs:
-                self.queue.enqueue_many(now_jobs, pipeline=pipe)
+                self.queue.enqueue_many([Queue.prepare_data(CHANNELS_JOB, (table.id,),
+                                                            job_id=f"pz-notify-{table.id}-{table.version}")],
+                                        pipeline=pipe)
             pipe.execute()
+
+    def think(self, store: Any, table: Any, seat: int, since: int) -> bool:
+        """Hand an overdue decision that a bot answers to the bots' queue; True: the deadline's job need
+        not play it. A bot seat's gets its bot's job again (the one queued with the decision, lost or
+        still waiting: its bot moves, not the default); a stand-in's gets `workers.bots.stand_in`, which
+        plays it as the deadline would (`playing.default_on`). A job for that decision still waiting or
+        thinking is left alone, so a wake job queued again while a slow bot thinks queues no second one."""
+        args = (table.id, seat, since)
+        function, job_id = (BOT_JOB, bot_job_id(*args)) if table.bot_for(seat) else (STAND_IN_JOB,
+                                                                                      stand_in_job_id(*args))
+        try:
+            live = Job.fetch(job_id, connection=self.connection).get_status(refresh=False) in LIVE
+        except NoSuchJobError:
+            live = False
+        if not live:
+            self.bots.enqueue_many([_bot_job(function, args, job_id, self.bot_seconds)])
+        return True
 
     def talk(self, store: Any, table: Any, seq: int) -> None:
         """Queue the job that mails message `seq` to whoever takes messages one by one and schedules the
@@ -176,6 +213,10 @@ class Inline:
             self.run_bots(store, table)
         finally:
             self._local.busy = False
+
+    def think(self, store: Any, table: Any, seat: int, since: int) -> bool:
+        """False: without workers the deadline's caller plays the overdue decision itself."""
+        return False
 
     def talk(self, store: Any, table: Any, seq: int) -> None:
         """No mail for a message without workers, as for a decision: pages and the API show it."""

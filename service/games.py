@@ -27,7 +27,10 @@ OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = (Status.OPEN, Status.RUNNING, Statu
 MAX_PAUSES = 3
 ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
 MISSED_TURNS = 3  # timeouts in a row after which a bot stands in, unless the game says otherwise
-STAND_IN = "greedy"  # the bot that answers at the deadlines of a seat whose player keeps missing them, or left
+STAND_IN = "greedy"  # the bot that answers at the deadlines of a seat whose player keeps missing them, or left,
+# in a new game that names no other (its meta's `stand_in`, chosen at creation)
+STORED_STAND_IN = "greedy"  # the stand-in of a game stored before games named theirs: it always was greedy, and
+# stays so whatever STAND_IN becomes
 LEFT, REMOVED, MISSED = "left", "removed", "missed"  # why a seat was vacated: its player left, the host removed
 # him, or he missed `remove_after` decisions in a row
 
@@ -64,6 +67,11 @@ def holder_of(entry: dict[str, Any]) -> int:
 def seat_is_open(entry: dict[str, Any]) -> bool:
     """A seat nobody holds: whoever opens the game's join link may take it (`service.seats`)."""
     return bool(entry.get("open"))
+
+
+def stand_in_of(meta: dict[str, Any]) -> str:
+    """The bot that stands in at this game for a player who keeps missing his decisions, or left."""
+    return meta.get("stand_in") or STORED_STAND_IN
 
 
 OPEN_SEAT = "open seat"  # what people read where an open seat's player's name would be
@@ -348,6 +356,7 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
         "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
         "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
         "remove_after": spec.get("remove_after"), "grace_hours": spec.get("grace_hours"),
+        "stand_in": spec.get("stand_in") or STAND_IN,
         "vacation_days": spec.get("vacation_days", vacation.DEFAULT_DAYS), "rules_version": rules_of(state),
     }
     meta["title"] = spec.get("title") or default_title(meta)
@@ -670,7 +679,7 @@ def vacate_seat(store: Store, table: Table, seat: int, why: str, reason: str | N
         table, came_back = vacation.handed_over(table, seat)
         left = {"name": old["name"], "why": why, "reason": reason, "at": deadlines.stamp(deadlines.now())}
         entry = {"name": old["name"], "bot": None, "email": None, "token": None, "open": True,
-                 "holder": holder_of(old) + 1, "standin": STAND_IN, "missed": 0, "left": left}
+                 "holder": holder_of(old) + 1, "standin": stand_in_of(table.meta), "missed": 0, "left": left}
         seats = list(table.meta["seats"])
         seats[seat] = entry
         try:

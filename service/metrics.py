@@ -123,8 +123,8 @@ class Figures(Collector):
     def _queues(self) -> Iterator[Metric]:
         """RQ's queues: jobs waiting, waiting for a later time (retries, bots' delays), and failed for good
         (mail sends among them). None without workers (PALAZZO_JOBS=inline)."""
-        queues = [q for q in (getattr(self.store.followups, "queue", None),
-                              getattr(self.store.followups, "replies", None)) if q is not None]
+        queues = [q for q in (getattr(self.store.followups, name, None) for name in ("queue", "replies", "bots"))
+                  if q is not None]
         families = [GaugeMetricFamily("palazzo_queue_jobs", "RQ jobs waiting in the queue", labels=["queue"]),
                     GaugeMetricFamily("palazzo_queue_scheduled_jobs", "RQ jobs held for a later time",
                                       labels=["queue"]),

@@ -17,8 +17,8 @@ from typing import Any, Callable
 import engine.bots
 from engine.core import IllegalMove
 from service import deadlines, grace, told, vacation
-from service.games import (FINISHED, MISSED_TURNS, RUNNING, STAND_IN, Table, feed_entry, follow_up, load, refused,
-                           until_committed)
+from service.games import (FINISHED, MISSED_TURNS, RUNNING, Table, feed_entry, follow_up, load, refused,
+                           stand_in_of, until_committed)
 from service.problems import Problem
 from service.store import Committed, Store, dumps, idempotency_key, loads
 
@@ -123,9 +123,10 @@ def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None, now: 
 
     A timeout on a decision with a real choice counts, whether the default or the stand-in answers it
     (so that the game's `remove_after` can follow `missed_turns`); after `missed_turns` in a row the
-    greedy bot stands in (it answers at the deadline, so the player still has the whole time to come
-    back). Each such timeout leaves its record (`told.record`: what the player is told of it), and the
-    stand-in the moment it started. The player's own move clears them all; a bot's moves leave them.
+    game's stand-in bot (`games.stand_in_of`) stands in (it answers at the deadline, so the player
+    still has the whole time to come back). Each such timeout leaves its record (`told.record`: what
+    the player is told of it), and the stand-in the moment it started. The player's own move clears
+    them all; a bot's moves leave them.
     """
     entry = table.meta["seats"][seat]
     if timeout and (not bot or bot == entry.get("standin")):
@@ -134,7 +135,7 @@ def _missed_turns(table: Table, seat: int, timeout: bool, bot: str | None, now: 
         missed = entry.get("missed", 0) + 1
         changed = {**entry, "missed": missed, "timed_out": told.record(table, seat, bot, now)}
         if missed >= table.meta.get("missed_turns", MISSED_TURNS) and not entry.get("bot"):
-            changed["standin"] = STAND_IN
+            changed["standin"] = stand_in_of(table.meta)
             changed["standin_since"] = entry.get("standin_since") if entry.get("standin") else deadlines.stamp(now)
     elif not timeout and not bot and (entry.get("missed") or entry.get("standin") or entry.get("timed_out")):
         changed = {**entry, "missed": 0, "standin": None, "standin_since": None, "timed_out": None}
@@ -157,10 +158,12 @@ def bot_move(table: Table, seat: int, bot: str) -> dict[str, Any]:
         return table.game.default_move(table.state, seat)
 
 
-def play_bot(store: Store, table: Table, seat: int) -> Played:
-    """The seat's bot chooses and commits its move."""
+def play_bot(store: Store, table: Table, seat: int, *, think: bool = True) -> Played:
+    """The seat's bot chooses and commits its move; without `think`, the game's default move in its
+    name (a bot that ran out of time)."""
     bot = table.bot_for(seat)
-    return play(store, table, seat, bot_move(table, seat, bot), bot=bot)
+    move = bot_move(table, seat, bot) if think else table.game.default_move(table.state, seat)
+    return play(store, table, seat, move, bot=bot)
 
 
 def run_bots(store: Store, table: Table) -> Table:
@@ -242,10 +245,10 @@ def move_fingerprint(move: dict[str, Any]) -> str:
     return hashlib.sha256(dumps(move).encode()).hexdigest()
 
 
-def default_on(store: Store, table: Table, seat: int, since: int | None = None, *, force: bool = False
-               ) -> tuple[Table, bool]:
+def default_on(store: Store, table: Table, seat: int, since: int | None = None, *, force: bool = False,
+               think: bool = True) -> tuple[Table, bool]:
     """The deadline's move for a seat whose decision is overdue: its stand-in's choice, or the
-    engine's default.
+    engine's default (always, without `think`: a stand-in that ran out of time).
 
     Starts from `table` as the caller loaded it (the commit's revision check guards it) and reads
     the game again only after losing a commit. Checks that the decision (the one pending since
@@ -267,7 +270,7 @@ def default_on(store: Store, table: Table, seat: int, since: int | None = None, 
         if hours:
             outcome, given = grace.give(store, table, seat, table.decision_of(seat), hours)
             return outcome, (given, False)
-        stand_in = table.stand_in(seat)
+        stand_in = table.stand_in(seat) if think else None
         move = bot_move(table, seat, stand_in) if stand_in else table.game.default_move(table.state, seat)
         played = play(store, table, seat, move, timeout=True, bot=stand_in)
         return played.outcome, (played.table, True)

@@ -7,6 +7,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from engine.bots import BOTS
 from service import titles, zones
+from service.games import STAND_IN
 from service.preferences import MAIL_CHOICES, MOST_REMINDERS, QUIET_RULE, RHYTHM_CHOICES, STEP_RULE, TALK_CHOICES
 from service.status import Status
 from service.vocabulary import (Choice, Deadlines, EventDoc, GameDoc, GameName, GameTerm, MoveField, MoveFields,
@@ -117,8 +118,12 @@ class GameIn(Schema):
                                  "at least the server's PALAZZO_MIN_DEADLINE (60 s unless set lower)."},
     )
     missed_turns = Int(load_default=3, validate=validate.Range(min=1, max=20),
-                       metadata={"description": "Timeouts in a row on real choices after which the greedy bot "
-                                                "plays the seat until its player moves again."})
+                       metadata={"description": "Timeouts in a row on real choices after which the stand-in bot "
+                                                "(`stand_in`) plays the seat until its player moves again."})
+    stand_in = Choice("Bot", BOTS, load_default=STAND_IN, metadata={
+        "description": "The bot that stands in, at his deadlines, for a player who missed `missed_turns` "
+                       "decisions in a row (until he moves again), and for a seat whose player left (until "
+                       "someone takes it)."})
     remove_after = Int(load_default=None, allow_none=True, validate=validate.Range(min=1, max=50),
                        metadata={"description": "Timeouts in a row on real choices (counted as for `missed_turns`) "
                                                 "after which the player loses his seat: it is open for a substitute "
@@ -259,6 +264,9 @@ class GameOut(Schema):
     pauses_left = Int()
     grace_hours = Int(allow_none=True, metadata={"description": "The grace a seat gets once on a missed "
                                                                 "deadline, in hours; null: none."})
+    stand_in = Choice("Bot", BOTS, metadata={"description": "The bot that stands in for a player who keeps "
+                                                            "missing his decisions, or left (the game's setting; "
+                                                            "`seats[].standin` says where it plays now)."})
     public = fields.Boolean(metadata={"description": "Listed in the lobby while a seat is open."})
     start_when_full = fields.Boolean(metadata={"description": "Starts by itself when the last open seat is taken."})
     vacation_days = Int(metadata={"description": "Each player's vacation bank at this game, in days."})
@@ -333,6 +341,8 @@ class LobbyGameOut(Schema):
     deadlines = Deadlines(*DEADLINE_SECONDS, metadata={"description": "Seconds allowed per decision kind or "
                                                                      "deadline class (unset: the defaults)."})
     missed_turns = Int()
+    stand_in = Choice("Bot", BOTS, metadata={"description": "The bot that stands in for a player who keeps "
+                                                            "missing his decisions, or left."})
     start_when_full = fields.Boolean()
     open_seats = Int()
     seats = fields.List(fields.Nested(LobbySeatOut), metadata={"description": "Who sits where, open seats too."})

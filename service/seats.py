@@ -204,7 +204,8 @@ def listed(links: Links, head: games.Head | Table) -> dict[str, Any]:
     meta = head.meta
     return {"id": head.id, "title": games.title_of(head), "game": meta["game"], "status": head.status,
             "created_at": meta["created_at"], "options": meta["options"], "deadlines": meta["deadlines"],
-            "missed_turns": meta["missed_turns"], "start_when_full": bool(meta.get("start_when_full")),
+            "missed_turns": meta["missed_turns"], "stand_in": games.stand_in_of(meta),
+            "start_when_full": bool(meta.get("start_when_full")),
             "open_seats": len(games.open_seats(head)),
             "seats": [{"seat": number, "name": None if games.seat_is_open(entry) else entry.get("name"),
                        "bot": entry.get("bot"), "open": games.seat_is_open(entry)}

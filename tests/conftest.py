@@ -176,8 +176,9 @@ def leaks(doc, viewer: int | None, path: str = "$") -> list[str]:
 
 
 REPO = Path(__file__).resolve().parent.parent
-# The worker with the toy game registered too (tests use it); otherwise exactly `palazzo worker`.
-WORKER = "import sys, tests.toy_game; from service.cli import main; sys.exit(main(['worker']))"
+# The worker with the toy game registered too (tests use it), and the slow bots a test asks for by
+# PALAZZO_TEST_SLOW_BOT (tests/slow_bots.py); otherwise exactly `palazzo worker`.
+WORKER = "import sys, tests.toy_game, tests.slow_bots; from service.cli import main; sys.exit(main(['worker']))"
 
 
 def process_group(pgid: int) -> list[int]:

@@ -1,6 +1,7 @@
 """One configuration, read once: `service.config.Config` is the only reader of the environment in the
-service, the workers and the engine (gunicorn's own file and `palazzo serve`, which sets variables
-for the processes it starts, are the documented exceptions), and what it reads is checked there."""
+service, the workers and the engine (gunicorn's own file, and `palazzo serve` and `palazzo worker`'s
+children, which set variables for the processes they start, are the documented exceptions), and what
+it reads is checked there."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +12,7 @@ import pytest
 from service.config import Config, ConfigError
 
 REPO = Path(__file__).resolve().parents[1]
-READERS = {"service/config.py", "service/gunicorn_conf.py", "service/commands/serve.py"}
+READERS = {"service/config.py", "service/gunicorn_conf.py", "service/commands/serve.py", "workers/queue_process.py"}
 
 
 def environment_reads(source: str) -> list[int]:

@@ -163,7 +163,9 @@ def test_a_reply_plays_the_move_and_a_refused_or_stale_one_plays_nothing(live, m
     commands = listed(first)
     assert len(commands) == 4 and all(c.startswith("keep ") for c in commands)
 
-    # refused: a command that is no answer to this decision; nothing changes
+    # refused: a command that is no answer to this decision; nothing changes (once the bots, in their own
+    # process, have kept their professions too)
+    wait_for(lambda: [d["seat"] for d in game(live, game_id)["pending"]] == [0])
     version = game(live, game_id)["version"]
     status, body = post(live, parse_fields(ANN, reply_to, "build tower at A1 B1 C1", answering=first["headers"]["Message-ID"]))
     assert status == 200 and body["status"] == "queued"
@@ -200,11 +202,11 @@ def test_a_reply_plays_the_move_and_a_refused_or_stale_one_plays_nothing(live, m
 
 
 def _settled(queues: redis.Redis) -> bool:
-    """The worker and its replies' process wait idle for jobs, with none queued, and its tick has
-    taken RQ's scheduler locks: whatever keys a worker makes of itself are made."""
+    """The worker and its replies' and bots' processes wait idle for jobs, with none queued, and its
+    tick has taken RQ's scheduler locks: whatever keys a worker makes of itself are made."""
     from rq import Worker
     states = [worker.get_state() for worker in Worker.all(connection=queues)]
-    return states == ["idle", "idle"] and jobs_idle(queues) and bool(queues.keys("rq:scheduler:*"))
+    return states == ["idle"] * 3 and jobs_idle(queues) and bool(queues.keys("rq:scheduler:*"))
 
 
 def _kept(store) -> set[str]:

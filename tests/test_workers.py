@@ -109,7 +109,8 @@ def test_a_killed_worker_leaves_the_deadline_to_the_other(queued_app, workers, r
     created = new_game(client, seats=3, deadlines={"pick": 3})
     game_id = created["game"]["id"]
     first, _ = workers(2)
-    wait_for(lambda: len(Worker.all(connection=redis.Redis.from_url(redis_url))) == 2, 20)  # both listening
+    wait_for(lambda: len([w for w in Worker.all(connection=redis.Redis.from_url(redis_url))
+                          if followups.QUEUE in w.queue_names()]) == 2, 20)  # both listening
     os.killpg(first.pid, signal.SIGKILL)
     wait_for(lambda: len(_timeouts(queued_app, game_id)) == 3)
     time.sleep(2)

@@ -1,18 +1,20 @@
-"""`palazzo worker`: RQ's worker, a tick each second for deadlines and scheduled jobs, a process for replies.
+"""`palazzo worker`: RQ's worker, a tick each second for deadlines and scheduled jobs, a process each for
+replies and for bots.
 
 Jobs run in the worker's own process (RQ's SimpleWorker): they are short, and forking a process
 for each held a worker to about 20 jobs a second (`--fork` restores it). The tick runs in a thread:
 it polls the wake index and queues what is due (`workers.deadlines.poll`), queues the timers due
 on the service's clock (`service.timers`: reminders, digests), moves RQ's scheduled
 jobs onto their queues when due (`workers.scheduler`: bot moves a moment later, mail retries,
-reminders), and restarts the replies' process if it died. Each step that cannot reach Redis is
-simply tried again at the next tick. Replies run in a child process of their own
-(`workers.reply_process`), so that a slow one never holds up a deadline, a bot or a mail; it dies
-with the worker. With PALAZZO_IMAP_HOST set, a thread reads replies from that mailbox
-(`workers.imap`) and queues them for that process. RQ's work loop is started again whenever it ends for any reason but a stop
-request (`workers.work_loop`), so a Redis restart never stops the worker: SIGTERM or SIGINT does,
-with status 0. Several workers may run at once: each polls, a due game is claimed so that it is
-queued once, RQ's scheduler locks share the scheduled jobs, and a job that runs twice moves once.
+reminders), and restarts the replies' or the bots' process if it died. Each step that cannot reach
+Redis is simply tried again at the next tick. Replies run in a child process of their own, and bots
+think in another (`workers.queue_process`), so that a slow reply or a bot thinking for seconds never
+holds up a deadline or a mail; each dies with the worker. With PALAZZO_IMAP_HOST set, a thread reads
+replies from that mailbox (`workers.imap`) and queues them for that process. RQ's work loop is started
+again whenever it ends for any reason but a stop request (`workers.work_loop`), so a Redis restart
+never stops the worker: SIGTERM or SIGINT does, with status 0. Several workers may run at once: each
+polls, a due game is claimed so that it is queued once, RQ's scheduler locks share the scheduled
+jobs, and a job that runs twice moves once.
 
 RQ runs on the queue Redis (PALAZZO_QUEUE_URL, a plain Redis); the games, and the wake index the
 poll reads, on REDIS_URL, which may be a Redis Cluster. A setting it cannot run with stops it at
@@ -29,10 +31,10 @@ from collections.abc import Callable
 import redis
 
 from service import logs
-from service.followups import QUEUE, REPLY_QUEUE, Queued
+from service.followups import BOT_QUEUE, QUEUE, REPLY_QUEUE, Queued
 from workers import work_loop
 from workers.imap import Reader
-from workers.reply_process import ReplyProcess, die_with_parent
+from workers.queue_process import QueueProcess, child_of, die_with_parent
 from workers.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -44,7 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "scheduled jobs (default 1, PALAZZO_POLL_SECONDS)")
     parser.add_argument("--fork", action="store_true",
                         help="run each job in a forked process (RQ's default; about 10x slower for short jobs)")
-    parser.add_argument("--replies", type=int, metavar="PIPE", help=argparse.SUPPRESS)  # the replies' process
 
 
 def _tick_forever(every: float, stop: threading.Event, steps: list[Callable[[], object]]) -> None:
@@ -71,10 +72,11 @@ def run(args: argparse.Namespace) -> int:
     from workers import context, deadlines
     stopping = threading.Event()
     work_loop.stop_on_signals(stopping)
-    if args.replies is not None:
-        die_with_parent(args.replies)
     try:
         logs.configure(context.config().log_format, text_default=True)  # reads the configuration, once
+        child = child_of(context.config().worker_child)  # a queue's own process (`workers.queue_process`)
+        if child is not None:
+            die_with_parent(child[1])
         store = context.store()
         every = context.config().poll_seconds if args.poll is None else args.poll
     except (RuntimeError, ValueError) as error:  # a setting it cannot run with (a cluster and no queue URL)
@@ -85,15 +87,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     mailbox = context.config().imap
     connection = store.followups.connection  # the queue Redis: plain, even when the store is a cluster
-    if args.replies is not None:
-        work_loop.work([REPLY_QUEUE], connection, fork=args.fork, stopping=stopping)
+    if child is not None:
+        work_loop.work([child[0]], connection, fork=args.fork, stopping=stopping)
         return 0
-    scheduler = Scheduler([QUEUE, REPLY_QUEUE], connection, every)
-    replies = ReplyProcess(args.fork)
+    scheduler = Scheduler([QUEUE, REPLY_QUEUE, BOT_QUEUE], connection, every)
+    children = [QueueProcess(REPLY_QUEUE), QueueProcess(BOT_QUEUE)]
     reader = Reader(mailbox) if mailbox.host else None
     stop_ticks = threading.Event()
     ticks = threading.Thread(target=_tick_forever, args=(every, stop_ticks, [
-        deadlines.poll, deadlines.poll_timers, scheduler.tick, replies.keep_up]), name="tick", daemon=True)
+        deadlines.poll, deadlines.poll_timers, scheduler.tick, *(c.keep_up for c in children)]), name="tick",
+        daemon=True)
     ticks.start()
     try:
         work_loop.work([QUEUE], connection, fork=args.fork, stopping=stopping)
@@ -101,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
         stop_ticks.set()
         ticks.join(timeout=10)
         scheduler.stop()
-        replies.stop()
+        for process in children:
+            process.stop()
         if reader is not None:
             reader.stop()
     return 0

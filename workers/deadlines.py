@@ -6,7 +6,11 @@ Every commit writes the game's wake time into its shard's wake index in the same
 (`service.store`). `poll` runs in every worker (a thread of `palazzo worker`, every
 PALAZZO_POLL_SECONDS): it reads the index, claims each due (game, wake time) so that one job is
 queued for it whichever worker sees it first, and queues `wake`. `wake` re-reads the game and acts
-only on what is due; defaults go through `service.playing.default_on`, which re-checks the decision
+only on what is due. It thinks for no seat: a decision a stand-in answers (a player who keeps missing
+them, or left) is handed to a job on the bots' queue (`workers.bots.stand_in`), so that a bot that
+thinks for seconds holds up no other game's deadline, and a bot seat's overdue decision to its bot's
+job (queued again if it was lost), never to the default move. Defaults, that job's too, go through
+`service.playing.default_on`, which re-checks the decision
 and commits under the game's revision check, so a job that runs late or twice never moves twice; a
 player who has now missed the game's `remove_after` decisions in a row loses his seat (`leaving`).
 A claim expires, so a job lost with the queue Redis is queued again by the next poll after it.
@@ -18,7 +22,7 @@ import logging
 from rq import Queue
 
 from service import clock, games, leaving, logs, playing, timers, vacation
-from service.store import shard_of, woken_key
+from service.store import Store, shard_of, woken_key
 from workers import context
 
 log = logging.getLogger(__name__)
@@ -42,18 +46,22 @@ def wake(game_id: str) -> int:
             store.compact(game_id)
         return 0
     table = vacation.end_due(store, table)
-    played = 0
+    played, handed = 0, set()
     for _ in range(MAX_DEFAULTS):
-        decisions = playing.overdue(table)
+        decisions = [d for d in playing.overdue(table) if d["seat"] not in handed]
         if not decisions:
             break
-        seat = decisions[0]["seat"]
-        table, moved = playing.default_on(store, table, seat, decisions[0]["since"])
+        seat, since = decisions[0]["seat"], decisions[0]["since"]
+        if (table.bot_for(seat) or table.stand_in(seat)) and store.followups.think(store, table, seat, since):
+            handed.add(seat)
+            continue
+        table, moved = playing.default_on(store, table, seat, since)
         if moved:
             table = leaving.after_timeout(store, context.links(), table, seat)
         played += moved
-    if played:
-        log.info("played %d default move(s) of overdue decisions", played)
+    if played or handed:
+        log.info("played %d default move(s) of overdue decisions; handed %d to the bots' queue", played,
+                 len(handed))
     return played
 
 
@@ -81,6 +89,16 @@ def poll(batch: int = 500, claim_for: int = CLAIM_SECONDS) -> int:
             Queue.prepare_data(WAKE_JOB, (game_id,), job_id=f"pz-wake-{game_id}-{int(at * 1000)}")
             for game_id, at in claimed])
     return len(claimed)
+
+
+def release(store: Store, game_id: str) -> None:
+    """Drop the claim on the game's current wake time, so that the next poll queues it even if it was
+    claimed already: a stand-in's move handed to the bots' queue may leave the game due at the very
+    time its deadline's job was claimed for (the seat's next decision of the same kind keeps the
+    running deadline, `service.deadlines.schedule`)."""
+    at = store.wake_at(game_id)
+    if at is not None:
+        store.redis.zrem(woken_key(shard_of(game_id)), f"{game_id}:{at:.3f}")
 
 
 def poll_timers() -> int:

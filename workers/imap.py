@@ -4,7 +4,7 @@ mailbox replies arrive in and hands each mail to the inbound path (`service.inbo
 It looks at once when it connects, then after every change the server tells of while IDLE (or every
 PALAZZO_IMAP_POLL seconds where there is no IDLE, and at least that often where there is); a lost
 connection, or a Redis that cannot be reached, is logged and tried again after RETRY_SECONDS. The
-reader only keeps and queues a reply: the replies' process (`workers.reply_process`) plays it. Several
+reader only keeps and queues a reply: the replies' process (`workers.queue_process`) plays it. Several
 workers may read the same mailbox: a mail two of them receive is played once.
 """
 from __future__ import annotations

@@ -220,6 +220,7 @@ def game_out(table: games.Table, who: Caller) -> dict[str, Any]:
         "view": table.game.view(table.state, seat), "result": table.game.result(table.state),
         "you": {"role": role, "seat": seat}, "paused_until": table.meta.get("paused_until"),
         "pauses_left": games.MAX_PAUSES - table.meta["pauses_used"], "grace_hours": table.meta.get("grace_hours"),
+        "stand_in": games.stand_in_of(table.meta),
         "public": bool(table.meta.get("public")), "start_when_full": bool(table.meta.get("start_when_full")),
         "vacation_days": table.meta.get("vacation_days", vacation.DEFAULT_DAYS),
         "vacations": table.meta.get("vacations", []),

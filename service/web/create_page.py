@@ -1,5 +1,7 @@
 """`/new`: create a game from a form, as POST /api/v1/games does: seats with names and addresses,
-bots or open seats, the options, deadlines per kind of decision, public or not, and when it starts.
+bots or open seats, the options, deadlines per kind of decision and the bot that stands in for a
+player who keeps missing them, public or not, and when it starts. One person and bots in every
+other seat, started at once, is a practice game: the bots answer his every move.
 
 The form is read into the API's own body and checked by its schema (`GameIn`), then created as the
 API creates it (`invitations.create`: every address mailed counts against the creator's limit);
@@ -94,7 +96,7 @@ def body_from(values: Any) -> dict[str, Any]:
         "game": game.name, "seats": seats, "deadlines": deadlines, "options": options_from_form(game, values, ""),
         "public": values.get("public") == "true", "start_when_full": values.get("start") == "full",
     }
-    for text in ("title", "host_email"):
+    for text in ("title", "host_email", "stand_in"):
         typed = values.get(text, "").strip()
         if typed:
             body[text] = typed
@@ -120,7 +122,8 @@ def _seconds(hours: str) -> Any:
 def _form(values: Any, errors: list[str] | None, status: int = 200) -> Response:
     """The form, again with what was typed and why it was refused when it was."""
     game = _chosen(values)
-    return render("create.html", status, values=values, errors=errors, rows=ROWS, players=PLAYERS,
+    return render("create.html", status, values=values, errors=errors, rows=ROWS, players=PLAYERS, bots=BOTS,
+                  stand_in=games.STAND_IN,
                   deadlines=deadlines_of(game), game=game, games=current_app.extensions["palazzo.games"],
                   options=option_fields(game), game_title=title_of(game),
                   other_titles={other.name: title_of(other) for other in current_app.extensions["palazzo.games"]},

@@ -122,7 +122,7 @@ def terms(meta: dict[str, Any]) -> list[str]:
     lines += [f"{_span(seconds)} for {words.get(key, key.replace('_', ' '))}" for key, seconds in set_.items()]
     if not set_:
         lines.append("24 hours for each decision, 12 for a bid")
-    lines.append(f"a bot stands in after {meta['missed_turns']} missed decisions in a row")
+    lines.append(f"the {games.stand_in_of(meta)} bot stands in after {meta['missed_turns']} missed decisions in a row")
     if meta.get("grace_hours"):
         lines.append(f"a first missed deadline gives {_span(meta['grace_hours'] * 3600)} more, once")
     if meta.get("start_when_full"):
