@@ -178,8 +178,8 @@ def _publish_moves(state: State, seat: int) -> list[Move]:
     held = me["private"]["bonus_cards"]
     c = scoring.court(me) if held else None
     moves: list[Move] = []
-    for profession in me["private"]["hand"]:
-        value = scoring.work_value(me, profession, [], c)
+    hand = me["private"]["hand"]
+    for profession, value in zip(hand, scoring.work_values(me, hand, c)):
         cards: list[str] = []
         if value < least:
             adds = [(scoring.bonus_value(card, me, profession, c), card) for card in held]
