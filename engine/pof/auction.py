@@ -40,10 +40,20 @@ def takeable(state: State, seat: int) -> list[str]:
     return [item for item in AUCTION_ITEMS if can_take(state, seat, item)]
 
 
+def _takes_any(state: State, seat: int) -> bool:
+    for item in AUCTION_ITEMS:
+        if can_take(state, seat, item):
+            return True
+    return False
+
+
 def next_chooser(state: State) -> int | None:
     """The first seat from the start player that has not bought this round; None ends Phase A."""
     done = state["auction"]["done"]
-    return next((seat for seat in seats_from(state, state["start_player"]) if seat not in done), None)
+    for seat in seats_from(state, state["start_player"]):
+        if seat not in done:
+            return seat
+    return None
 
 
 def over(state: State) -> bool:
@@ -55,7 +65,8 @@ def step(state: State, events: list[Event]) -> None:
     auction = state["auction"]
     lot = auction["lot"]
     if lot is not None:
-        if lot["in"] == [lot["leader"]]:
+        bidders = lot["in"]
+        if len(bidders) == 1 and bidders[0] == lot["leader"]:
             _sell(state, lot["leader"], lot["item"], lot["bid"], events)
             return
         seat = lot["to_bid"]
@@ -68,7 +79,7 @@ def step(state: State, events: list[Event]) -> None:
             _raise(state, seat, standing, events)
         return
     chooser = next_chooser(state)
-    if not takeable(state, chooser) or not can_pay(state, chooser, OPENING_BID):
+    if not _takes_any(state, chooser) or not can_pay(state, chooser, OPENING_BID):
         add(auction, "done", chooser)
         events.append({"type": "sat_out", "seat": chooser, "reason": "nothing the seat can take or pay for"})
         return
@@ -151,10 +162,12 @@ def _step_out(state: State, seat: int, events: list[Event], reason: str | None =
 
 def _next_bidder(state: State, lot: dict[str, Any], after: int) -> int:
     """The next seat still in after `after`, in table order, that is not the leader."""
-    for seat in seats_from(state, after)[1:]:
-        if seat in lot["in"] and seat != lot["leader"]:
+    count, bidders, leader = len(state["players"]), lot["in"], lot["leader"]
+    for step in range(1, count):
+        seat = (after + step) % count
+        if seat in bidders and seat != leader:
             return seat
-    return lot["leader"]
+    return leader
 
 
 def _next_amount(lot: dict[str, Any]) -> int:

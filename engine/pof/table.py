@@ -55,7 +55,7 @@ def player(state: State, seat: int) -> dict[str, Any]:
 def seats_from(state: State, first: int) -> list[int]:
     """All seats in table order, starting with `first`."""
     count = len(state["players"])
-    return [(first + step) % count for step in range(count)]
+    return [*range(first, count), *range(first)]
 
 
 def can_pay(state: State, seat: int, amount: int) -> bool:
@@ -109,7 +109,10 @@ def deck_size(state: State, deck: str) -> int:
 
 def decide(state: State, seat: int, kind: str, **fields: Any) -> None:
     """Add a pending decision; `private` (if given) is seen by that seat alone."""
-    add(state, "pending", {"seat": seat, "kind": kind, "deadline": DEADLINE_CLASS[kind], **fields})
+    decision = {"seat": seat, "kind": kind, "deadline": DEADLINE_CLASS[kind]}
+    if fields:
+        decision.update(fields)
+    state["pending"] = state["pending"] + [decision]
 
 
 def decision_of(state: State, seat: int) -> dict[str, Any] | None:

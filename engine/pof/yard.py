@@ -199,7 +199,8 @@ def _orientation_set(kind: str) -> frozenset[Shape]:
 def _pieces_mask(pieces: Iterable[dict[str, Any]]) -> int:
     mask = 0
     for piece in pieces:
-        mask |= _mask_of(piece["squares"])
+        for r, c in piece["squares"]:
+            mask |= 1 << (r * GRID_COLS + c)
     return mask
 
 
@@ -214,9 +215,10 @@ def occupied_mask(player: dict[str, Any]) -> int:
 
 def forbidden_mask(player: dict[str, Any], kind: str) -> int:
     """Squares a new piece of `kind` may not cover, computed once per query."""
-    forbidden = occupied_mask(player)
-    if is_building(kind) and player.get("architects", 0) < ARCHITECTS_TO_TOUCH:
-        forbidden |= PALAZZO_NEIGHBOURS | _edge_neighbours(_pieces_mask(player.get("buildings", ())))
+    buildings = _pieces_mask(player.get("buildings", ()))
+    forbidden = PALAZZO_MASK | _pieces_mask(player.get("landscapes", ())) | buildings
+    if kind in BUILDINGS and player.get("architects", 0) < ARCHITECTS_TO_TOUCH:
+        forbidden |= PALAZZO_NEIGHBOURS | _edge_neighbours(buildings)
     return forbidden
 
 
