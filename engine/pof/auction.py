@@ -93,10 +93,13 @@ def legal_moves(state: State, seat: int, kind: str) -> list[Move]:
             moves.append({"type": "pass_auction"})
         return moves
     lot = state["auction"]["lot"]
-    amounts = [_next_amount(lot)]
-    if state["options"]["bidding"] == "open":
-        amounts = range(_next_amount(lot), _max_bid(state, seat) + 1, STEP)
-    return [{"type": "bid", "amount": a} for a in amounts if can_pay(state, seat, a)] + [{"type": "step_out"}]
+    least = _next_amount(lot)
+    if state["options"]["bidding"] == "open":  # every amount up to _max_bid, which can_pay allows
+        moves = [{"type": "bid", "amount": amount} for amount in range(least, _max_bid(state, seat) + 1, STEP)]
+    else:
+        moves = [{"type": "bid", "amount": least}] if can_pay(state, seat, least) else []
+    moves.append({"type": "step_out"})
+    return moves
 
 
 def open_auction(state: State, seat: int, move: Move, events: list[Event]) -> None:

@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 
 from engine.bots.uniform import fill_in
 from engine.core import Event, Move, State, copy_state
-from engine.pof import actions, choices
+from engine.pof import actions, auction, choices
 from engine.pof.rules import MOVES, PrincesOfFlorence, advance
 from engine.pof.table import decision_of
 
@@ -78,6 +78,10 @@ def random_move(state: State, seat: int, rng: random.Random) -> Move:
         kept, order = divmod(index - len(enticing), orders)
         rest = [card for card in shown if card != shown[kept]]
         return {"type": "choose_card", "card": shown[kept], "return_order": _nth_order(rest, order)}
+    if kind in ("bid", "open_auction"):  # most decisions of a game, with short lists: as rules.legal_moves
+        enticing = choices.entice_moves(state, seat)
+        answers = auction.legal_moves(state, seat, kind)
+        return rng.choice(enticing + answers if enticing else answers)
     return rng.choice(_GAME.legal_moves(state, seat))  # the others list a few moves, none to fill in
 
 

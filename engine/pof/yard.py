@@ -173,6 +173,11 @@ def _selection(kinds: tuple[str, ...], wanted: tuple[str, ...], forbidden: int) 
     return (allowed & ~blocked).to_bytes(count, "little")
 
 
+def forget() -> None:
+    """Drop the selections kept so far (`selection`), for a benchmark that plays the same yards twice."""
+    _selection.cache_clear()
+
+
 _ROW = (1 << GRID_COLS) - 1
 
 
