@@ -54,8 +54,12 @@ def random_move(state: State, seat: int, rng: random.Random) -> Move:
     """
     decision = decision_of(state, seat)
     kind = decision["kind"]
+    # The entice moves come first in every list (rules.legal_moves); none without an enticement card.
+    enticing = choices.entice_moves(state, seat) if state["players"][seat]["private"]["enticements"] else []
+    if kind == "bid" or kind == "open_auction":  # most decisions of a game, with short lists
+        answers = auction.legal_moves(state, seat, kind)
+        return rng.choice(enticing + answers if enticing else answers)
     if kind == "action":
-        enticing = choices.entice_moves(state, seat)
         purchases, builds, rest = actions.listing(state, seat)
         ahead = len(enticing) + len(purchases)
         count = builds.count(1)
@@ -69,7 +73,6 @@ def random_move(state: State, seat: int, rng: random.Random) -> Move:
             return move
         return fill_in(move, actions.publish_fills(state, seat, move["profession"]), rng)
     if kind == "choose_card":
-        enticing = choices.entice_moves(state, seat)
         shown = decision["private"]["cards"]
         orders = factorial(len(shown) - 1)
         index = rng.choice(range(len(enticing) + len(shown) * orders))
@@ -78,10 +81,6 @@ def random_move(state: State, seat: int, rng: random.Random) -> Move:
         kept, order = divmod(index - len(enticing), orders)
         rest = [card for card in shown if card != shown[kept]]
         return {"type": "choose_card", "card": shown[kept], "return_order": _nth_order(rest, order)}
-    if kind in ("bid", "open_auction"):  # most decisions of a game, with short lists: as rules.legal_moves
-        enticing = choices.entice_moves(state, seat)
-        answers = auction.legal_moves(state, seat, kind)
-        return rng.choice(enticing + answers if enticing else answers)
     return rng.choice(_GAME.legal_moves(state, seat))  # the others list a few moves, none to fill in
 
 

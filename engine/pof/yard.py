@@ -230,14 +230,18 @@ def forbidden_mask(player: dict[str, Any], kind: str) -> int:
 def legal_placements(player: dict[str, Any], kind: str) -> list[list[list[int]]]:
     """Squares of every legal placement of `kind` for this player, in `placements` order (shared lists,
     see `squares_of`)."""
+    return list(compress(squares_of((kind,)), placement_selection(player, kind)))
+
+
+def placement_selection(player: dict[str, Any], kind: str) -> bytes:
+    """One byte per placement of `kind` (`squares_of((kind,))`), 1 for those legal for this player."""
     kinds = (kind,)
-    return list(compress(squares_of(kinds), selection(kinds, kinds, forbidden_mask(player, kind))))
+    return selection(kinds, kinds, forbidden_mask(player, kind))
 
 
 def has_placement(player: dict[str, Any], kind: str) -> bool:
     """Whether the piece fits anywhere."""
-    kinds = (kind,)
-    return 1 in selection(kinds, kinds, forbidden_mask(player, kind))
+    return 1 in placement_selection(player, kind)
 
 
 def _where(square: Square) -> str:
