@@ -5,9 +5,9 @@ decision, and works on a copy (`table.fork`) so that a refused move changes noth
 thousands of moves that the engine listed itself, on a state nobody else holds. So `step` runs the
 same handlers and the same `rules.advance` as `apply`, on the state itself, without the copy and the
 checks; `random_move` picks the move the random bot (`engine.bots.uniform`) would pick, with the same
-draws from its generator, without building the long lists (a card's 120 return orders) it picks from;
-`playout` loops the two to the end. `tests/test_fast.py` holds them to `apply` and to the random bot
-over whole games: the same moves, states and events.
+draws from its generator, without building the long lists it picks from (an action's ~900 builds, a
+card's 120 return orders); `playout` loops the two to the end. `tests/test_fast.py` holds them to
+`apply` and to the random bot over whole games: the same moves, states and events.
 
 A search keeps its own state per playout (`engine.core.copy_state`, which `playout` does unless told
 it need not), and asks `result` of the end: `PrincesOfFlorence.result(state)` is ``state["result"]``.
@@ -45,7 +45,8 @@ def step(state: State, seat: int, move: Move, events: list[Event] | None = None)
 
 
 def random_move(state: State, seat: int, rng: random.Random) -> Move:
-    """What `engine.bots.uniform.choose` gives for the seat, drawing the same numbers from `rng`.
+    """What `engine.bots.uniform.choose` gives for the seat (which has a decision pending), drawing the
+    same numbers from `rng`.
 
     `choose` draws one index into `legal_moves` (`rng.choice`) and may then fill a publish's bonus
     cards; this draws the same index into the same list, built only where that is cheap: an action's
