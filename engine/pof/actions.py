@@ -189,16 +189,17 @@ def _publish_moves(state: State, seat: int) -> list[Move]:
     moves: list[Move] = []
     hand = me["private"]["hand"]
     for profession, value in zip(hand, scoring.work_values(me, hand, c)):
-        cards: list[str] = []
-        if value < least:
+        if value >= least:
+            moves.append({"type": "publish", "profession": profession, "bonus_cards": []})
+        elif held:
+            cards: list[str] = []
             adds = [(scoring.bonus_value(card, me, profession, c), card) for card in held]
             for extra, card in sorted(adds, key=lambda pair: -pair[0]):
                 value += extra
                 cards.append(card)
                 if value >= least:
+                    moves.append({"type": "publish", "profession": profession, "bonus_cards": cards})
                     break
-        if value >= least:
-            moves.append({"type": "publish", "profession": profession, "bonus_cards": cards})
     return moves
 
 

@@ -5,6 +5,7 @@ rules engine can call them while publishing a work and once more at the end of t
 """
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any, Callable, Iterable
 
 from engine.core import IllegalMove
@@ -66,9 +67,12 @@ def court(player: Player) -> Court:
 
 def person_cards(player: Player) -> int:
     """Professions in hand and played, unused enticement cards, and enticement cards received."""
-    private = player.get("private", {})
-    return (len(private.get("hand", [])) + len(player.get("played", [])) + private.get("enticements", 0)
+    private = player.get("private", _NOTHING)
+    return (len(private.get("hand", ())) + len(player.get("played", ())) + private.get("enticements", 0)
             + player.get("enticements_received", 0))
+
+
+_NOTHING: dict[str, Any] = {}  # what a player without a private part holds (never changed)
 
 
 def _categories(c: Court) -> int:
@@ -135,8 +139,8 @@ def work_value(player: Player, profession: str, bonus_cards: list[str], c: Court
 def work_values(player: Player, professions: Iterable[str], c: Court | None = None) -> list[int]:
     """`work_value` without bonus cards of each of `professions`, the court looked at once for all:
     listing the works of a hand asks it for every profession at every action."""
-    owned = {b["kind"] for b in player.get("buildings", ())}
-    grown = {tile["kind"] for tile in player.get("landscapes", ())}
+    owned = set(map(_KIND, player.get("buildings", ())))
+    grown = set(map(_KIND, player.get("landscapes", ())))
     freedoms = player.get("freedoms", ())
     people = person_cards(player) if c is None else c["person_cards"]
     base = _PER_JUGGLER * player.get("jugglers", 0) + _PER_PERSON_CARD * people
@@ -154,6 +158,7 @@ def work_values(player: Player, professions: Iterable[str], c: Court | None = No
     return values
 
 
+_KIND = itemgetter("kind")
 _FOR_BUILDING, _FOR_LANDSCAPE, _FOR_FREEDOM = WORK_VALUE["building"], WORK_VALUE["landscape"], WORK_VALUE["freedom"]
 _PER_JUGGLER, _PER_PERSON_CARD = WORK_VALUE["per_juggler"], WORK_VALUE["per_person_card"]
 
