@@ -32,7 +32,7 @@ from engine.pof.data import BONUS_CARDS, MIN_WORK_VALUE, ROUNDS
 GOAL_GAMES_PER_SECOND = 400  # issue 20: playouts for the search bot
 # main before issue 20 (0b41013), games per CPU second at --games 100, median of 3 runs on the machine of
 # README's figures: on another machine this ratio says little, the ratio of this run's two lines does.
-BASELINE_GAMES_PER_SECOND = 65.8
+BASELINE_GAMES_PER_SECOND = 77.6
 HAND = 10  # professions in the hand of the listing's seat: more than a real game gives
 
 
