@@ -1,6 +1,13 @@
 """Benchmark the rules engine on one core: whole random 5-player games, legal_moves and apply, the
 publish listing of a seat holding all 20 bonus cards, and the largest whole listing in random games.
 
+The games are played twice, the same games move for move: through the Game interface (`play_game`
+with random bots: `legal_moves`, then `apply` on a copy) and as a search's playouts do
+(`engine.pof.fast.playout`). Both rates count CPU seconds of this process (one core, whatever else
+the machine runs; wall-clock rates follow in brackets), and are printed as ratios to the goal, to
+main's rate before issue 20 (BASELINE_GAMES_PER_SECOND: recorded, measured as this measures on the
+machine of README's figures) and to each other (measured in this run).
+
 Run from the repository root: python -m benchmarks.engine [--games 200] [--seed 1]
 (as a module, because this file shares its name with the engine package)
 A benchmark, not a test: it prints figures and asserts nothing. Other processes on the machine slow
@@ -11,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import random
 import statistics
 import time
 from typing import Any
@@ -18,9 +26,13 @@ from typing import Any
 from engine import copy_state, get_game
 from engine.bots.play import play_game
 from engine.core import Game, fills
+from engine.pof import fast, yard
 from engine.pof.data import BONUS_CARDS, MIN_WORK_VALUE, ROUNDS
 
-GOAL_GAMES_PER_SECOND = 120  # issue 8
+GOAL_GAMES_PER_SECOND = 400  # issue 20: playouts for the search bot
+# main before issue 20 (0b41013), games per CPU second at --games 100, median of 3 runs on the machine of
+# README's figures: on another machine this ratio says little, the ratio of this run's two lines does.
+BASELINE_GAMES_PER_SECOND = 77.6
 HAND = 10  # professions in the hand of the listing's seat: more than a real game gives
 
 
@@ -40,14 +52,25 @@ def games_per_second(game: Game, games: int, seed: int) -> list[tuple[dict, list
     options = game.normalize_options({"seats": 5})
     setups = [game.make_setup(options, seed + i) for i in range(games)]
 
+    yard.forget()  # each run starts with no yard known, as the other does
     start, cpu = time.perf_counter(), time.process_time()
     logs = [play_game(game, options, setup, ["random"] * 5, seed + i)[1] for i, setup in enumerate(setups)]
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     decisions = sum(map(len, logs))
-    rate = games / elapsed
-    print(f"random 5-player games: {rate:.1f} games/s, {rate / GOAL_GAMES_PER_SECOND:.2f} x the goal of "
-          f"{GOAL_GAMES_PER_SECOND} ({games / cpu:.1f} games per CPU second; {decisions / games:.0f} decisions a game, "
-          f"{elapsed / decisions * 1e6:.1f} us a decision)")
+    rate = games / cpu
+    print(f"random 5-player games through legal_moves and apply (engine.bots.play.play_game): {rate:.1f} games "
+          f"per CPU second, {_ratios(rate)} ({games / elapsed:.1f} games/s; {decisions / games:.0f} decisions a "
+          f"game, {cpu / decisions * 1e6:.1f} us of CPU a decision)")
+
+    firsts = [game.new_state(options, setup) for setup in setups]
+    yard.forget()
+    start, cpu = time.perf_counter(), time.process_time()
+    for i, first in enumerate(firsts):
+        fast.playout(first, [random.Random(f"{seed + i}:{seat}") for seat in range(5)])
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    fast_rate = games / cpu
+    print(f"the same games as playouts (engine.pof.fast.playout): {fast_rate:.1f} games per CPU second, "
+          f"{_ratios(fast_rate)}, {fast_rate / rate:.2f} x the games above in this run ({games / elapsed:.1f} games/s)")
 
     legal_us, apply_us = [], []
     for setup, log in zip(setups[:20], logs[:20]):
@@ -65,6 +88,13 @@ def games_per_second(game: Game, games: int, seed: int) -> list[tuple[dict, list
         print(f"{name}: median {statistics.median(samples):.1f} us, p99 {cuts[98]:.1f} us "
               f"over {len(samples)} calls")
     return list(zip(setups, logs))
+
+
+def _ratios(rate: float) -> str:
+    """The rate against the goal and against main's recorded rate (not measured in this run: main's code
+    is not here to run)."""
+    return (f"{rate / GOAL_GAMES_PER_SECOND:.2f} x the goal of {GOAL_GAMES_PER_SECOND}, "
+            f"{rate / BASELINE_GAMES_PER_SECOND:.2f} x main's recorded {BASELINE_GAMES_PER_SECOND} before issue 20")
 
 
 def listing(game: Game, state: dict, seat: int) -> list[dict]:

@@ -329,20 +329,29 @@ def copy_state(state: State) -> State:
 def redact(doc: Any, viewer: Viewer) -> Any:
     """Remove from `doc` every piece the viewer may not see (see the module docstring).
 
-    Returns None for a whole dict the viewer may not see at all.
+    Returns None for a whole dict the viewer may not see at all. Lists and dicts are new, all the way
+    down; scalars are not walked into (a view holds thousands of them: a yard's squares), and a None
+    in a list is dropped like a dict the viewer may not see.
     """
     if isinstance(doc, list):
-        return [kept for kept in (redact(item, viewer) for item in doc) if kept is not None]
+        kept = []
+        for item in doc:
+            if isinstance(item, _NESTED):
+                item = redact(item, viewer)
+            if item is not None:
+                kept.append(item)
+        return kept
     if not isinstance(doc, dict):
         return doc
     if "private_to" in doc and doc["private_to"] != viewer:
         return None
-    keep_private = viewer is not None and doc.get("seat") == viewer
-    return {
-        key: redact(value, viewer)
-        for key, value in doc.items()
-        if key != "secret" and (key != "private" or keep_private)
-    }
+    hidden = _HIDDEN if viewer is None or doc.get("seat") != viewer else _SECRET
+    return {key: redact(value, viewer) if isinstance(value, _NESTED) else value
+            for key, value in doc.items() if key not in hidden}
+
+
+_NESTED = (dict, list)
+_SECRET, _HIDDEN = frozenset(["secret"]), frozenset(["secret", "private"])
 
 
 _GAMES: dict[str, Game] = {}

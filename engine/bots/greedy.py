@@ -56,7 +56,7 @@ def _with(me: Player, **changes: Any) -> Player:
 
 def potential(view: View, me: Player) -> int:
     """Work points the best unplayed professions would publish, one a round for the rounds left."""
-    values = sorted((scoring.work_value(me, p, []) for p in me["private"]["hand"]), reverse=True)
+    values = sorted(scoring.work_values(me, me["private"]["hand"]), reverse=True)
     return sum(values[: ROUNDS - view["round"] + 1])
 
 
@@ -133,8 +133,8 @@ def choose_card(view: View, me: Player, decision: dict, moves: list[Move], rng: 
     if deck == "professions":
         value = {card: scoring.work_value(me, card, []) for card in shown}
     elif deck == "bonus_cards":
-        hand = me["private"]["hand"]
-        value = {card: max((scoring.bonus_value(card, me, p) for p in hand), default=0) for card in shown}
+        hand, counts = me["private"]["hand"], scoring.court(me)
+        value = {card: max((scoring.bonus_value(card, me, p, counts) for p in hand), default=0) for card in shown}
     else:
         players = view["players"]
         value = {}
@@ -176,7 +176,9 @@ def improvement_value(view: View, me: Player, move: Move) -> int:
         worth = mean(_gain(view, me, _with(me, private_hand=me["private"]["hand"] + [p])) for p in PROFESSIONS)
     else:
         price = ECONOMY["price_bonus_card"]
-        best_use = [max((scoring.bonus_value(c, me, p) for p in me["private"]["hand"]), default=0) for c in BONUS_CARDS]
+        counts = scoring.court(me)  # once for all 20 cards
+        best_use = [max((scoring.bonus_value(c, me, p, counts) for p in me["private"]["hand"]), default=0)
+                    for c in BONUS_CARDS]
         worth = WORK_POINT * mean(best_use)
     reserve = RESERVE if view["round"] < ROUNDS else 0
     return worth - price if cash - price >= reserve else -1

@@ -37,6 +37,14 @@ def step(state: State, events: list[Event]) -> None:
 
 
 def legal_moves(state: State, seat: int) -> list[Move]:
+    purchases, builds, rest = listing(state, seat)
+    return purchases + list(compress(BUILD_MOVES, builds)) + rest
+
+
+def listing(state: State, seat: int) -> tuple[list[Move], bytes, list[Move]]:
+    """The seat's actions in `legal_moves` order, in three parts: the purchases, one byte per move of
+    BUILD_MOVES (1 for a legal build), then the works and end_turn. Up to ~900 builds are legal early in
+    a game; a random playout counts them (`engine.pof.fast`) rather than listing them."""
     me, turn = player(state, seat), state["turn"]
     cash = me["private"]["cash"]
     moves: list[Move] = []
@@ -46,15 +54,16 @@ def legal_moves(state: State, seat: int) -> list[Move]:
         moves.append({"type": "buy_profession"})
     if cash >= ECONOMY["price_bonus_card"] and deck_size(state, "bonus_cards"):
         moves.append({"type": "buy_bonus_card"})
+    builds = b""
     if cash >= building_price(me):
         owned, left = {b["kind"] for b in me["buildings"]}, state["supply"]["buildings"]
         kinds = [kind for kind in BUILDING_KINDS if kind not in owned and left[kind] > 0]  # as _building_open
         if kinds:
             forbidden = yard.forbidden_mask(me, kinds[0])  # the same for every building kind
-            moves += compress(BUILD_MOVES, yard.selection(BUILDING_KINDS, kinds, forbidden))
-    moves += _publish_moves(state, seat)
-    moves.append({"type": "end_turn"})
-    return moves
+            builds = yard.selection(BUILDING_KINDS, kinds, forbidden)
+    rest = _publish_moves(state, seat)
+    rest.append({"type": "end_turn"})
+    return moves, builds, rest
 
 
 # Every build move there is, made once, in `yard.squares_of(BUILDING_KINDS)` order; listing picks out
@@ -178,18 +187,19 @@ def _publish_moves(state: State, seat: int) -> list[Move]:
     held = me["private"]["bonus_cards"]
     c = scoring.court(me) if held else None
     moves: list[Move] = []
-    for profession in me["private"]["hand"]:
-        value = scoring.work_value(me, profession, [], c)
-        cards: list[str] = []
-        if value < least:
+    hand = me["private"]["hand"]
+    for profession, value in zip(hand, scoring.work_values(me, hand, c)):
+        if value >= least:
+            moves.append({"type": "publish", "profession": profession, "bonus_cards": []})
+        elif held:
+            cards: list[str] = []
             adds = [(scoring.bonus_value(card, me, profession, c), card) for card in held]
             for extra, card in sorted(adds, key=lambda pair: -pair[0]):
                 value += extra
                 cards.append(card)
                 if value >= least:
+                    moves.append({"type": "publish", "profession": profession, "bonus_cards": cards})
                     break
-        if value >= least:
-            moves.append({"type": "publish", "profession": profession, "bonus_cards": cards})
     return moves
 
 

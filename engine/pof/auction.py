@@ -40,10 +40,20 @@ def takeable(state: State, seat: int) -> list[str]:
     return [item for item in AUCTION_ITEMS if can_take(state, seat, item)]
 
 
+def _takes_any(state: State, seat: int) -> bool:
+    for item in AUCTION_ITEMS:
+        if can_take(state, seat, item):
+            return True
+    return False
+
+
 def next_chooser(state: State) -> int | None:
     """The first seat from the start player that has not bought this round; None ends Phase A."""
     done = state["auction"]["done"]
-    return next((seat for seat in seats_from(state, state["start_player"]) if seat not in done), None)
+    for seat in seats_from(state, state["start_player"]):
+        if seat not in done:
+            return seat
+    return None
 
 
 def over(state: State) -> bool:
@@ -55,7 +65,8 @@ def step(state: State, events: list[Event]) -> None:
     auction = state["auction"]
     lot = auction["lot"]
     if lot is not None:
-        if lot["in"] == [lot["leader"]]:
+        bidders = lot["in"]
+        if len(bidders) == 1 and bidders[0] == lot["leader"]:
             _sell(state, lot["leader"], lot["item"], lot["bid"], events)
             return
         seat = lot["to_bid"]
@@ -68,7 +79,7 @@ def step(state: State, events: list[Event]) -> None:
             _raise(state, seat, standing, events)
         return
     chooser = next_chooser(state)
-    if not takeable(state, chooser) or not can_pay(state, chooser, OPENING_BID):
+    if not _takes_any(state, chooser) or not can_pay(state, chooser, OPENING_BID):
         add(auction, "done", chooser)
         events.append({"type": "sat_out", "seat": chooser, "reason": "nothing the seat can take or pay for"})
         return
@@ -82,10 +93,13 @@ def legal_moves(state: State, seat: int, kind: str) -> list[Move]:
             moves.append({"type": "pass_auction"})
         return moves
     lot = state["auction"]["lot"]
-    amounts = [_next_amount(lot)]
-    if state["options"]["bidding"] == "open":
-        amounts = range(_next_amount(lot), _max_bid(state, seat) + 1, STEP)
-    return [{"type": "bid", "amount": a} for a in amounts if can_pay(state, seat, a)] + [{"type": "step_out"}]
+    least = _next_amount(lot)
+    if state["options"]["bidding"] == "open":  # every amount up to _max_bid, which can_pay allows
+        moves = [{"type": "bid", "amount": amount} for amount in range(least, _max_bid(state, seat) + 1, STEP)]
+    else:
+        moves = [{"type": "bid", "amount": least}] if can_pay(state, seat, least) else []
+    moves.append({"type": "step_out"})
+    return moves
 
 
 def open_auction(state: State, seat: int, move: Move, events: list[Event]) -> None:
@@ -151,10 +165,12 @@ def _step_out(state: State, seat: int, events: list[Event], reason: str | None =
 
 def _next_bidder(state: State, lot: dict[str, Any], after: int) -> int:
     """The next seat still in after `after`, in table order, that is not the leader."""
-    for seat in seats_from(state, after)[1:]:
-        if seat in lot["in"] and seat != lot["leader"]:
+    count, bidders, leader = len(state["players"]), lot["in"], lot["leader"]
+    for step in range(1, count):
+        seat = (after + step) % count
+        if seat in bidders and seat != leader:
             return seat
-    return lot["leader"]
+    return leader
 
 
 def _next_amount(lot: dict[str, Any]) -> int:

@@ -2,11 +2,11 @@
 use an enticement card, split a payout."""
 from __future__ import annotations
 
-from itertools import combinations, permutations
+from itertools import combinations, compress, permutations
 
 from engine.core import Event, IllegalMove, Move, State
 from engine.pof import yard
-from engine.pof.data import ECONOMY
+from engine.pof.data import ECONOMY, LANDSCAPES
 from engine.pof.table import add, decision_of, player, put_under, resolve, take
 from engine.pof.words import name, names
 
@@ -20,8 +20,10 @@ def legal_moves(state: State, seat: int, kind: str) -> list[Move]:
         dealt = decision["private"]["dealt"]
         return [{"type": "keep_professions", "professions": list(kept)} for kept in combinations(dealt, KEPT)]
     if kind == "place_landscape":
-        squares = yard.legal_placements(player(state, seat), decision["landscape"])
-        return [{"type": "place_landscape", "squares": s} for s in squares] + [{"type": "discard_landscape"}]
+        landscape = decision["landscape"]
+        moves = list(compress(PLACE_MOVES[landscape], yard.placement_selection(player(state, seat), landscape)))
+        moves.append({"type": "discard_landscape"})
+        return moves
     if kind == "choose_card":
         shown = decision["private"]["cards"]
         return [
@@ -34,6 +36,13 @@ def legal_moves(state: State, seat: int, kind: str) -> list[Move]:
     if kind == "split_payout":
         return [{"type": "split_payout", "prestige": points} for points in range(_max_prestige(decision) + 1)]
     raise AssertionError(kind)
+
+
+# Every placement of every landscape as a move, made once and shared like `actions.BUILD_MOVES`.
+PLACE_MOVES: dict[str, tuple[Move, ...]] = {
+    kind: tuple({"type": "place_landscape", "squares": squares} for squares in yard.squares_of((kind,)))
+    for kind in LANDSCAPES
+}
 
 
 def keep_professions(state: State, seat: int, move: Move, events: list[Event]) -> None:

@@ -86,7 +86,8 @@ class PrincesOfFlorence:
             answers = actions.legal_moves(state, seat)
         else:
             answers = choices.legal_moves(state, seat, kind)
-        return choices.entice_moves(state, seat) + answers
+        enticing = choices.entice_moves(state, seat)
+        return enticing + answers if enticing else answers
 
     def fill(self, state: State, seat: int, move: Move) -> list[Fill]:
         """`engine.core.Fillable`: a publish lists one work per profession; these say which bonus cards
@@ -112,7 +113,7 @@ class PrincesOfFlorence:
         state = fork(state)
         events: list[Event] = []
         handler(state, seat, move, events)
-        _advance(state, events)
+        advance(state, events)
         return state, events
 
     def default_move(self, state: State, seat: int) -> Move:
@@ -165,7 +166,7 @@ class PrincesOfFlorence:
         return lines
 
 
-def _advance(state: State, events: list[Event]) -> None:
+def advance(state: State, events: list[Event]) -> None:
     """Run the game on until a decision is pending or the game is over; phases change only here
     (and at the end of a round, which starts the next auction)."""
     while not state["pending"] and state["phase"] != "over":

@@ -5,7 +5,8 @@ rules engine can call them while publishing a work and once more at the end of t
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from operator import itemgetter
+from typing import Any, Callable, Iterable
 
 from engine.core import IllegalMove
 from engine.pof.data import (
@@ -66,9 +67,12 @@ def court(player: Player) -> Court:
 
 def person_cards(player: Player) -> int:
     """Professions in hand and played, unused enticement cards, and enticement cards received."""
-    private = player.get("private", {})
-    return (len(private.get("hand", [])) + len(player.get("played", [])) + private.get("enticements", 0)
+    private = player.get("private", _NOTHING)
+    return (len(private.get("hand", ())) + len(player.get("played", ())) + private.get("enticements", 0)
             + player.get("enticements_received", 0))
+
+
+_NOTHING: dict[str, Any] = {}  # what a player without a private part holds (never changed)
 
 
 def _categories(c: Court) -> int:
@@ -126,19 +130,37 @@ def work_value(player: Player, profession: str, bonus_cards: list[str], c: Court
     Each card adds its `bonus_value` whatever other cards go with it, so a work's value is the value
     without cards plus each card's: what lets `legal_moves` list one work per profession.
     """
-    prefs = PROFESSIONS[profession]
     if c is None and bonus_cards:
         c = court(player)
-    value = 0
-    if any(b["kind"] == prefs["building"] for b in player.get("buildings", [])):
-        value += WORK_VALUE["building"]
-    if any(l["kind"] == prefs["landscape"] for l in player.get("landscapes", [])):
-        value += WORK_VALUE["landscape"]
-    if prefs["freedom"] in player.get("freedoms", []):
-        value += WORK_VALUE["freedom"]
-    value += WORK_VALUE["per_juggler"] * player.get("jugglers", 0)
-    value += WORK_VALUE["per_person_card"] * (person_cards(player) if c is None else c["person_cards"])
-    return value + sum(bonus_value(card, player, profession, c) for card in bonus_cards)
+    value = work_values(player, (profession,), c)[0]
+    return value + sum(bonus_value(card, player, profession, c) for card in bonus_cards) if bonus_cards else value
+
+
+def work_values(player: Player, professions: Iterable[str], c: Court | None = None) -> list[int]:
+    """`work_value` without bonus cards of each of `professions`, the court looked at once for all:
+    listing the works of a hand asks it for every profession at every action."""
+    owned = set(map(_KIND, player.get("buildings", ())))
+    grown = set(map(_KIND, player.get("landscapes", ())))
+    freedoms = player.get("freedoms", ())
+    people = person_cards(player) if c is None else c["person_cards"]
+    base = _PER_JUGGLER * player.get("jugglers", 0) + _PER_PERSON_CARD * people
+    values = []
+    for profession in professions:
+        prefs = PROFESSIONS[profession]
+        value = base
+        if prefs["building"] in owned:
+            value += _FOR_BUILDING
+        if prefs["landscape"] in grown:
+            value += _FOR_LANDSCAPE
+        if prefs["freedom"] in freedoms:
+            value += _FOR_FREEDOM
+        values.append(value)
+    return values
+
+
+_KIND = itemgetter("kind")
+_FOR_BUILDING, _FOR_LANDSCAPE, _FOR_FREEDOM = WORK_VALUE["building"], WORK_VALUE["landscape"], WORK_VALUE["freedom"]
+_PER_JUGGLER, _PER_PERSON_CARD = WORK_VALUE["per_juggler"], WORK_VALUE["per_person_card"]
 
 
 def _card_points(card_id: str, seat_index: int, courts: list[Court]) -> int:

@@ -28,14 +28,18 @@ def fork(state: State) -> State:
     leaves its input untouched over many whole games.
     """
     auction, turn, supply, secret = state["auction"], state["turn"], state["supply"], state["secret"]
-    return {
-        **state,
-        "players": [{**seat_state, "private": {**seat_state["private"]}} for seat_state in state["players"]],
-        "supply": {**supply, "buildings": dict(supply["buildings"]), "freedoms": dict(supply["freedoms"])},
-        "auction": auction and {**auction, "lot": auction["lot"] and dict(auction["lot"])},
-        "turn": turn and dict(turn),
-        "secret": {**secret, "decks": dict(secret["decks"]), "returned": dict(secret["returned"])},
-    }
+    players = []
+    for seat_state in state["players"]:
+        copied = seat_state.copy()
+        copied["private"] = seat_state["private"].copy()
+        players.append(copied)
+    forked = state.copy()
+    forked["players"] = players
+    forked["supply"] = {**supply, "buildings": supply["buildings"].copy(), "freedoms": supply["freedoms"].copy()}
+    forked["auction"] = auction and {**auction, "lot": auction["lot"] and auction["lot"].copy()}
+    forked["turn"] = turn and turn.copy()
+    forked["secret"] = {**secret, "decks": secret["decks"].copy(), "returned": secret["returned"].copy()}
+    return forked
 
 
 def add(holder: dict[str, Any], key: str, item: Any) -> None:
@@ -55,7 +59,7 @@ def player(state: State, seat: int) -> dict[str, Any]:
 def seats_from(state: State, first: int) -> list[int]:
     """All seats in table order, starting with `first`."""
     count = len(state["players"])
-    return [(first + step) % count for step in range(count)]
+    return [*range(first, count), *range(first)]
 
 
 def can_pay(state: State, seat: int, amount: int) -> bool:
@@ -109,7 +113,10 @@ def deck_size(state: State, deck: str) -> int:
 
 def decide(state: State, seat: int, kind: str, **fields: Any) -> None:
     """Add a pending decision; `private` (if given) is seen by that seat alone."""
-    add(state, "pending", {"seat": seat, "kind": kind, "deadline": DEADLINE_CLASS[kind], **fields})
+    decision = {"seat": seat, "kind": kind, "deadline": DEADLINE_CLASS[kind]}
+    if fields:
+        decision.update(fields)
+    state["pending"] = state["pending"] + [decision]
 
 
 def decision_of(state: State, seat: int) -> dict[str, Any] | None:

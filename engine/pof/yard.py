@@ -10,7 +10,7 @@ with another building or with the Palazzo (corners are fine); landscapes never r
 """
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from itertools import compress
 from typing import Any, Iterable, NamedTuple
 
@@ -155,18 +155,45 @@ def selection(kinds: tuple[str, ...], wanted: Iterable[str], forbidden: int) -> 
     of `forbidden`, else 0; `itertools.compress` picks them out in C.
 
     Testing 1,458 building placements one by one in Python was a fifth of a random game's time; this
-    ORs one big int per forbidden square instead.
+    ORs one big int per forbidden square instead, and keeps the answer: a yard is asked the same
+    question at every action until a piece goes on it, and a search asks it again in every playout.
     """
+    return _selection(kinds, tuple(wanted), forbidden)
+
+
+@lru_cache(maxsize=4096)
+def _selection(kinds: tuple[str, ...], wanted: tuple[str, ...], forbidden: int) -> bytes:
     per_square, per_kind, count = _bytemasks(kinds)
     allowed = 0
     for kind in wanted:
         allowed |= per_kind[kind]
     blocked = 0
-    while forbidden:
-        lowest = forbidden & -forbidden
-        blocked |= per_square[lowest.bit_length() - 1]
-        forbidden ^= lowest
+    for row, covering in enumerate(_row_masks(kinds)):
+        blocked |= covering[(forbidden >> (row * GRID_COLS)) & _ROW]
     return (allowed & ~blocked).to_bytes(count, "little")
+
+
+def forget() -> None:
+    """Drop the selections kept so far (`selection`), for a benchmark that plays the same yards twice."""
+    _selection.cache_clear()
+
+
+_ROW = (1 << GRID_COLS) - 1
+
+
+@cache
+def _row_masks(kinds: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+    """Per row of the grid, per set of its squares (a GRID_COLS-bit number), the bytes of the placements
+    that cover any of them: a yard's blocked placements are then one OR per row, not one per square."""
+    per_square = _bytemasks(kinds)[0]
+    rows = []
+    for row in range(GRID_ROWS):
+        covering = [0] * (_ROW + 1)
+        for bits in range(1, _ROW + 1):
+            lowest = bits & -bits
+            covering[bits] = covering[bits ^ lowest] | per_square[row * GRID_COLS + lowest.bit_length() - 1]
+        rows.append(tuple(covering))
+    return tuple(rows)
 
 
 @cache
@@ -177,7 +204,8 @@ def _orientation_set(kind: str) -> frozenset[Shape]:
 def _pieces_mask(pieces: Iterable[dict[str, Any]]) -> int:
     mask = 0
     for piece in pieces:
-        mask |= _mask_of(piece["squares"])
+        for r, c in piece["squares"]:
+            mask |= 1 << (r * GRID_COLS + c)
     return mask
 
 
@@ -192,23 +220,28 @@ def occupied_mask(player: dict[str, Any]) -> int:
 
 def forbidden_mask(player: dict[str, Any], kind: str) -> int:
     """Squares a new piece of `kind` may not cover, computed once per query."""
-    forbidden = occupied_mask(player)
-    if is_building(kind) and player.get("architects", 0) < ARCHITECTS_TO_TOUCH:
-        forbidden |= PALAZZO_NEIGHBOURS | _edge_neighbours(_pieces_mask(player.get("buildings", ())))
+    buildings = _pieces_mask(player.get("buildings", ()))
+    forbidden = PALAZZO_MASK | _pieces_mask(player.get("landscapes", ())) | buildings
+    if kind in BUILDINGS and player.get("architects", 0) < ARCHITECTS_TO_TOUCH:
+        forbidden |= PALAZZO_NEIGHBOURS | _edge_neighbours(buildings)
     return forbidden
 
 
 def legal_placements(player: dict[str, Any], kind: str) -> list[list[list[int]]]:
     """Squares of every legal placement of `kind` for this player, in `placements` order (shared lists,
     see `squares_of`)."""
+    return list(compress(squares_of((kind,)), placement_selection(player, kind)))
+
+
+def placement_selection(player: dict[str, Any], kind: str) -> bytes:
+    """One byte per placement of `kind` (`squares_of((kind,))`), 1 for those legal for this player."""
     kinds = (kind,)
-    return list(compress(squares_of(kinds), selection(kinds, kinds, forbidden_mask(player, kind))))
+    return selection(kinds, kinds, forbidden_mask(player, kind))
 
 
 def has_placement(player: dict[str, Any], kind: str) -> bool:
     """Whether the piece fits anywhere."""
-    kinds = (kind,)
-    return 1 in selection(kinds, kinds, forbidden_mask(player, kind))
+    return 1 in placement_selection(player, kind)
 
 
 def _where(square: Square) -> str:
@@ -254,11 +287,38 @@ def fits(kind: str, squares: Iterable[Iterable[int]]) -> bool:
     return normalise(squares) in _orientation_set(kind)
 
 
+@cache
+def _placement_index(kind: str) -> dict[Shape, Placement]:
+    return {p.squares: p for p in placements(kind)}
+
+
+def _known(kind: str, squares: Any) -> Placement | None:
+    """The in-grid placement of `kind` these squares make, given in any order; None for anything else
+    (including squares that are not plain [row, col] pairs of ints, which `_parse_squares` refuses)."""
+    if not isinstance(squares, (list, tuple)):
+        return None
+    pairs = []
+    for sq in squares:
+        if not isinstance(sq, (list, tuple)) or len(sq) != 2:
+            return None
+        r, c = sq
+        if type(r) is not int or type(c) is not int:
+            return None
+        pairs.append((r, c))
+    pairs.sort()
+    return _placement_index(kind).get(tuple(pairs)) if kind in BUILDINGS or kind in LANDSCAPES else None
+
+
 def check_placement(player: dict[str, Any], kind: str, squares: Any) -> list[list[int]]:
     """Validate squares a client sent for `kind`; return them sorted as [r, c] lists.
 
     Raises IllegalMove with a stable code: bad_squares, wrong_shape, square_taken, touches_building.
+    A legal placement is found in one lookup (`_known`); the checks below run for the others, to say
+    what is wrong.
     """
+    known = _known(kind, squares)
+    if known is not None and not known.mask & forbidden_mask(player, kind):
+        return [list(sq) for sq in known.squares]
     parsed = _parse_squares(squares)
     if not fits(kind, parsed):
         raise IllegalMove(
