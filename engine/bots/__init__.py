@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import random
 
-from engine.bots import greedy, uniform
+from engine.bots import greedy, search, uniform
 from engine.core import Game, IllegalMove, Move, State
 
-BOTS = ("random", "greedy")
-_PLAYERS = {"random": uniform.choose, "greedy": greedy.choose}
+BOTS = ("random", "greedy", *search.LEVELS)
+_PLAYERS = {"random": uniform.choose, "greedy": greedy.choose, **{level: search.player(level) for level in search.LEVELS}}
 
 
 def check_bots(bots: list[str]) -> None:
