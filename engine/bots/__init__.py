@@ -6,6 +6,8 @@ A bot decides only from what its seat may see: `game.view(state, seat)` and
 Every game is played by every bot of `BOTS` (the service offers them for any seat, and greedy stands in
 for a silent player): "random" plays any game; a game may bring its own bots as an optional `bots`
 attribute (name -> choose), which come before the ones here ("greedy" here is Princes of Florence's).
+The search levels ("search-easy", "search", "search-hard": `search.LEVELS`) search Princes of Florence
+and play any other game as its own greedy.
 """
 from __future__ import annotations
 
