@@ -146,3 +146,22 @@ def test_unknown_bots_are_refused():
     assert refused.value.code == "unknown_bot"
     with pytest.raises(IllegalMove):
         play_game(GAME, options, setup, ["greedy", "greedy", "nobody"], 0)
+
+
+def test_greedy_counts_a_professions_worth_as_each_new_hand_would():
+    """`_profession_worth` is the mean `_gain` of every hand with one profession more, counted once."""
+    from statistics import mean
+    from engine.bots import greedy
+    options, setup = _new(4, 8)
+    state, rng, checked = GAME.new_state(options, setup), random.Random(8), 0
+    while GAME.result(state) is None:
+        seat = GAME.pending(state)[0]["seat"]
+        view = GAME.view(state, seat)
+        me = view["players"][seat]
+        if me["private"]["hand"]:
+            asked = mean(greedy._gain(view, me, greedy._with(me, private_hand=me["private"]["hand"] + [p]))
+                         for p in PROFESSIONS)
+            assert greedy._profession_worth(view, me) == asked
+            checked += 1
+        state, _ = GAME.apply(state, seat, choose_move("greedy", GAME, state, seat, rng))
+    assert checked > 100
