@@ -36,14 +36,14 @@ def decide(game: Game, state: State, seat: int, view: View, rng: random.Random) 
     me = view["players"][seat]
     decision = next(d for d in view["pending"] if d["seat"] == seat)
     moves = game.legal_moves(state, seat)
-    entice = _best([m for m in moves if m["type"] == "entice"], lambda m: _entice_value(me, m), rng)
-    if entice and _entice_value(me, entice) >= view["min_work_value"]:
+    entice = _best([m for m in moves if m["type"] == "entice"], lambda m: entice_value(me, m), rng)
+    if entice and entice_value(me, entice) >= view["min_work_value"]:
         return entice  # free at any decision: a profession that can publish is worth taking at once
-    answers = [_fill_fully(game, state, seat, m) for m in moves if m["type"] != "entice"]
+    answers = [fill_fully(game, state, seat, m) for m in moves if m["type"] != "entice"]
     return _DECIDE[decision["kind"]](view, me, decision, answers, rng)
 
 
-def _fill_fully(game: Game, state: State, seat: int, move: Move) -> Move:
+def fill_fully(game: Game, state: State, seat: int, move: Move) -> Move:
     """The listed move with every choice that adds something: a work with every bonus card that raises it."""
     if move["type"] != "publish":
         return move  # the only move with fields to fill in; asking for the others costs time
@@ -149,7 +149,7 @@ def choose_card(view: View, me: Player, decision: dict, moves: list[Move], rng: 
     return {"type": "choose_card", "card": card, "return_order": [c for c in shown if c != card]}
 
 
-def _entice_value(me: Player, move: Move) -> int:
+def entice_value(me: Player, move: Move) -> int:
     return scoring.work_value(me, move["profession"], [])
 
 

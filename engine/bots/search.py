@@ -121,8 +121,8 @@ def _candidates(game: Game, world: State, seat: int, view: dict, legal: list[Mov
     me = world["players"][seat]
     decision = next(d for d in view["pending"] if d["seat"] == seat)
     first = greedy.decide(game, world, seat, view, rng)
-    answers = [greedy._fill_fully(game, world, seat, m) for m in legal if m["type"] != "entice"]
-    entices = sorted((m for m in legal if m["type"] == "entice"), key=lambda m: -greedy._entice_value(me, m))
+    answers = [greedy.fill_fully(game, world, seat, m) for m in legal if m["type"] != "entice"]
+    entices = sorted((m for m in legal if m["type"] == "entice"), key=lambda m: -greedy.entice_value(me, m))
     others = entices[:1] + _OTHERS[decision["kind"]](view, me, decision, answers)
     moves: list[Move] = [first]
     for move in others:
