@@ -27,7 +27,7 @@ OPEN, RUNNING, PAUSED, FINISHED, CANCELLED = (Status.OPEN, Status.RUNNING, Statu
 MAX_PAUSES = 3
 ATTEMPTS = 8  # commits lost to other writers before a request gives up with 409 busy
 MISSED_TURNS = 3  # timeouts in a row after which a bot stands in, unless the game says otherwise
-STAND_IN = "greedy"  # the bot that answers at the deadlines of a seat whose player keeps missing them, or left,
+STAND_IN = "search"  # the bot that answers at the deadlines of a seat whose player keeps missing them, or left,
 # in a new game that names no other (its meta's `stand_in`, chosen at creation)
 STORED_STAND_IN = "greedy"  # the stand-in of a game stored before games named theirs: it always was greedy, and
 # stays so whatever STAND_IN becomes

@@ -117,10 +117,10 @@ def test_the_games_stand_in_answers_at_the_deadlines(queued_app, workers):
     assert_replays(queued_app, game_id)
 
 
-def test_a_game_stands_in_with_greedy_unless_it_names_another(app, client):
+def test_a_game_stands_in_with_the_default_unless_it_names_another(app, client):
     game_id = new_game(client)["game"]["id"]
-    assert client.get(f"/api/v1/games/{game_id}").get_json()["stand_in"] == "greedy"
-    assert games.load(app.extensions["palazzo.store"], game_id).meta["stand_in"] == "greedy"
+    assert client.get(f"/api/v1/games/{game_id}").get_json()["stand_in"] == games.STAND_IN == "search"
+    assert games.load(app.extensions["palazzo.store"], game_id).meta["stand_in"] == games.STAND_IN
 
 
 def test_a_game_stored_before_the_setting_stands_in_with_greedy(app, client, monkeypatch):
@@ -161,7 +161,7 @@ def _create_page(client, **fields):
 
 def test_the_create_page_names_the_stand_in_and_refuses_what_is_no_bot(app, client):
     page = client.get("/new?game=toy-count").get_data(as_text=True)
-    assert '<option value="greedy" selected>' in page.split('name="stand_in"')[1].split("</select>")[0]
+    assert f'<option value="{games.STAND_IN}" selected>' in page.split('name="stand_in"')[1].split("</select>")[0]
     refused = _create_page(client, stand_in="nobody")
     assert refused.status_code == 422 and "stand in" in refused.get_data(as_text=True).lower()
     assert not list(app.extensions["palazzo.store"].redis.scan_iter(match="pz:{*}:*:game"))

@@ -4,6 +4,7 @@ own greedy bot) bids for it at each deadline, to the end of the game, while two 
 seats at once."""
 from __future__ import annotations
 
+from service.games import STAND_IN
 from tests.conftest import assert_replays, bearer, make_app, wait_for
 
 GAMES = ["goofspiel", "princes-of-florence"]
@@ -26,10 +27,10 @@ def test_a_silent_seat_is_carried_by_its_deadlines_then_by_the_stand_in(redis_ur
     store = app.extensions["palazzo.store"]
     silent = [entry for entry in store.log(game_id) if entry["seat"] == 0]
     assert len(silent) == CARDS - 1 and all(entry.get("timeout") for entry in silent), "every bid of hers timed out"
-    assert [entry.get("bot") for entry in silent] == [None, None, "greedy", "greedy"]
+    assert [entry.get("bot") for entry in silent] == [None, None, STAND_IN, STAND_IN]
     assert [entry["move"]["card"] for entry in silent[:2]] == [1, 2], "the default: her lowest card"
     seat = client.get(f"/api/v1/games/{game_id}").get_json()["seats"][0]
-    assert seat["standin"] == "greedy" and seat["missed"] == CARDS - 1
+    assert seat["standin"] == STAND_IN and seat["missed"] == CARDS - 1
     events = [entry["event"] for entry in store.events(game_id, 0, 10_000)[0]]
     assert [e["seat"] for e in events if e["type"] == "standin_started"] == [0]
     assert sum(e["type"] == "round_over" for e in events) == CARDS

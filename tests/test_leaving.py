@@ -13,6 +13,7 @@ import pytest
 from engine.pof.data import ECONOMY
 from engine.pof.words import name
 from service import deadlines, games, tokens
+from service.games import STAND_IN
 from service.inbound import address, inbox
 from service.store import dumps, game_key
 from service.mailed_links import answer_links
@@ -97,7 +98,7 @@ def test_leaving_by_the_api_needs_its_confirmation_and_then_nothing_of_the_playe
     assert answer["seat"] == 0 and answer["game"]["you"] == {"role": "spectator", "seat": None}
     assert not leaks(answer, None)
     seat = answer["game"]["seats"][0]
-    assert seat["open"] and seat["standin"] == "greedy" and seat["left"]["why"] == "left"
+    assert seat["open"] and seat["standin"] == STAND_IN and seat["left"]["why"] == "left"
     assert _events(client, game_id, "seat_left") == [
         {"type": "seat_left", "seat": 0, "name": "Ann", "why": "left", "reason": None}]
     [told] = mails(app, ANN, ("seat_left",))
@@ -345,7 +346,7 @@ def test_the_stand_in_plays_an_open_seat_at_its_deadlines_and_a_substitute_is_we
                     "reason": "missed 1 decision in a row"}
     wait_for(lambda: mails(app, ANN, ("seat_left",)))
     stood_in = [e for e in _store(app).log(second) if e["seat"] == 0]
-    assert stood_in and all(e.get("timeout") and e.get("bot") == "greedy" for e in stood_in)
+    assert stood_in and all(e.get("timeout") and e.get("bot") == STAND_IN for e in stood_in)
     assert not mails(app, "bea@example.org", ("choose", "your_turn", "your_bid")), "an open seat gets no mail"
 
     handed = client.put(f"/api/v1/games/{second}/seats/0", headers=host, json={"name": "Dee", "email": DEE})

@@ -10,6 +10,7 @@ from datetime import timedelta
 import redis
 
 from service import clock, games, playing, timers, tokens, told
+from service.games import STAND_IN
 from service.store import email_key
 from service.web.seat_link import seat_url
 from tests.browser import Served, screenshot
@@ -87,11 +88,11 @@ def test_the_stand_in_is_mailed_told_to_the_table_named_in_decision_mails_and_en
     wait_for(lambda: mails(app, DEE, ("choose",)))
     moving_clock.advance(timedelta(hours=2))
     wait_for(lambda: _events(client, game_id, "standin_started"))
-    assert _events(client, game_id, "standin_started") == [{"type": "standin_started", "seat": 0, "bot": "greedy",
+    assert _events(client, game_id, "standin_started") == [{"type": "standin_started", "seat": 0, "bot": STAND_IN,
                                                             "missed": 1}]
     wait_for(lambda: _told(app, DEE))
     [notice] = _told(app, DEE)
-    assert "from now on a stand-in, the greedy bot, answers for you at each of your deadlines" in notice["text"]
+    assert f"from now on a stand-in, the {STAND_IN} bot, answers for you at each of your deadlines" in notice["text"]
     assert notice["kind"] in ("standin", *DECISIONS)
     if notice["kind"] != "standin":  # her next decision came with it: one mail, the notice above the decision
         assert notice["text"].index("time ran out") < notice["text"].index("Answer by")
@@ -100,13 +101,13 @@ def test_the_stand_in_is_mailed_told_to_the_table_named_in_decision_mails_and_en
     wait_for(lambda: _table(app, game_id).decision_of(0) is not None and any(
         m["since"] == _table(app, game_id).decision_of(0)["since"] for m in mails(app, DEE, DECISIONS)))
     decided = [m for m in mails(app, DEE, DECISIONS) if m["since"] == _table(app, game_id).decision_of(0)["since"]]
-    assert "the stand-in (greedy bot) answers for you" in decided[-1]["text"]
+    assert f"the stand-in ({STAND_IN} bot) answers for you" in decided[-1]["text"]
     assert "Palazzo plays for you" not in decided[-1]["text"]
 
     sentences = client.get(f"/api/v1/games/{game_id}/events?limit=500").get_json()["events"]
     assert any(e["event"]["type"] == "standin_started" for e in sentences)
     answer(client, player(app, client, DEE), game_id)
-    assert _events(client, game_id, "standin_ended") == [{"type": "standin_ended", "seat": 0, "bot": "greedy"}]
+    assert _events(client, game_id, "standin_ended") == [{"type": "standin_ended", "seat": 0, "bot": STAND_IN}]
     seat = _table(app, game_id).meta["seats"][0]
     assert seat["standin"] is None and seat["missed"] == 0 and seat["timed_out"] is None
 
@@ -199,15 +200,15 @@ def test_the_seat_page_and_the_host_page_say_it_at_the_top(app, client):
         return table
 
     playing.default_on(store, to_anns_next(), 0, force=True)
-    assert _table(app, game_id).meta["seats"][0]["standin"] == "greedy"
+    assert _table(app, game_id).meta["seats"][0]["standin"] == STAND_IN
     page = client.get(f"/games/{game_id}").get_data(as_text=True)
     top = page.split('id="decision"')[0]
-    assert "The stand-in (greedy) is answering for you since" in top and "your next move ends it" in top
-    assert "Ann (you) let 2 decisions in a row run out: from now on a stand-in, the greedy bot" in page  # the log
+    assert f"The stand-in ({STAND_IN}) is answering for you since" in top and "your next move ends it" in top
+    assert f"Ann (you) let 2 decisions in a row run out: from now on a stand-in, the {STAND_IN} bot" in page  # the log
     assert playing.default_on(store, to_anns_next(), 0, force=True)[1]  # the stand-in answers her next deadline
-    assert "; the stand-in (greedy) played." in client.get(f"/games/{game_id}/log").get_data(as_text=True)
+    assert f"; the stand-in ({STAND_IN}) played." in client.get(f"/games/{game_id}/log").get_data(as_text=True)
     host_top = host.get(f"/games/{game_id}/host").get_data(as_text=True).split('id="you-h"')[0]
-    assert "the greedy stand-in answers for Ann at the deadlines since" in host_top
+    assert f"the {STAND_IN} stand-in answers for Ann at the deadlines since" in host_top
 
 
 def test_the_seat_page_notice_as_chromium_shows_it(app, client, chromium):
@@ -225,7 +226,7 @@ def test_the_seat_page_notice_as_chromium_shows_it(app, client, chromium):
         page.wait_for_url(f"**/games/{game_id}*")
         notice = page.locator("#told").inner_text()
         assert f"was played for you at the deadline: {label}." in notice
-        assert "The stand-in (greedy) is answering for you since" in notice and "your next move ends it" in notice
+        assert f"The stand-in ({STAND_IN}) is answering for you since" in notice and "your next move ends it" in notice
         assert page.locator("#told").bounding_box()["y"] < page.locator("#decision").bounding_box()["y"]
         screenshot(page, "seat-told", height=700)
         context.close()

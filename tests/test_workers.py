@@ -14,6 +14,7 @@ from rq import Queue, Worker
 from rq.registry import ScheduledJobRegistry
 
 from service import deadlines, followups
+from service.games import STAND_IN
 from service.localredis import LocalRedis
 from service.store import game_key, shard_of, wake_key, woken_key
 from tests.conftest import assert_replays, bearer, make_app, new_game, process_group, seat_tokens, wait_for
@@ -130,9 +131,9 @@ def test_a_seat_that_keeps_missing_gets_a_stand_in_until_its_player_moves(queued
     def seat_zero() -> dict:
         return client.get(f"/api/v1/games/{game_id}", headers=bearer(tokens[0])).get_json()["seats"][0]
 
-    wait_for(lambda: seat_zero()["standin"] == "greedy")
+    wait_for(lambda: seat_zero()["standin"] == STAND_IN)
     assert seat_zero()["missed"] == 2
-    wait_for(lambda: any(e["seat"] == 0 and e.get("bot") == "greedy" and e.get("timeout")
+    wait_for(lambda: any(e["seat"] == 0 and e.get("bot") == STAND_IN and e.get("timeout")
                          for e in _log(queued_app, game_id)), 20)
     assert seat_zero()["missed"] >= 3, "a decision the stand-in answered timed out too (remove_after counts it)"
 
