@@ -98,6 +98,7 @@ CODES: dict[str, tuple[int, str]] = {
     "webhook_unreachable": (422, "the webhook URL's host has no address"),
     "too_many_webhooks": (422, "the caller has as many webhooks as one may have"),
     "metrics_token_required": (401, "the metrics answer only to Authorization: Bearer <PALAZZO_METRICS_TOKEN>"),
+    "game_not_over": (404, "the game is not finished: its archive page exists once it is"),
 }
 RULES_STATUS = 422  # every code of the rules (IllegalMove) is answered with this status
 

@@ -59,6 +59,9 @@ def test_an_imported_games_record_is_the_original(client, fresh_url, tmp_path, c
     shown = fresh.get(f"/api/v1/games/{game_id}").get_json()
     assert shown["status"] == "finished" and shown["result"] == record["result"]
     assert [seat["name"] for seat in shown["seats"]] == ["P0", "P1", "P2"]
+    archive = fresh.get(f"/games/{game_id}/archive")
+    assert archive.status_code == 200
+    assert f"step {len(record['moves'])} of {len(record['moves'])}" in archive.get_data(as_text=True)
 
 
 def spoiled(record: dict) -> dict[str, dict | list | str]:
