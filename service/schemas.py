@@ -560,6 +560,9 @@ class MyGameOut(Schema):
     your_turn = fields.Boolean(metadata={"description": "Whether one of `waiting` is the caller's."})
     result = fields.Nested(MyResultOut, allow_none=True, metadata={
         "description": "Once the game is finished: the caller's rank and score, and who won."})
+    archive = fields.String(allow_none=True, metadata={
+        "description": "Once the game is finished: the path, from the server's root, of its archive page (the "
+                       "final standings and a replay viewer, one move a step); null before."})
 
 
 @always_present()
