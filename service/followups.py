@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import redis
 from rq import Callback, Queue, Retry
+from rq.job import Job
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from service import signin
 from service.inbound import inbox
@@ -58,6 +60,19 @@ def reachable(table: Any) -> bool:
     """Whether any channel may reach someone in the game: a seat with an address, or a host with one
     (who may have a webhook for it); a game of tokens alone gets no channel jobs."""
     return any(seat.get("email") for seat in table.meta["seats"]) or bool(table.meta.get("host_email_hash"))
+
+
+def _to(job: Any) -> str | None:
+    """The address a mail or sign-in job mails, or None for any other job (or one that cannot be read)."""
+    try:
+        args = job.args
+    except Exception:  # a job whose data this code cannot read: not one of ours to drop
+        return None
+    if job.func_name == MAIL_JOB and args and isinstance(args[0], dict):
+        return args[0].get("to")
+    if job.func_name == SIGN_IN_JOB and args:
+        return args[0]
+    return None
 
 
 class Jobs(Queue):
@@ -130,6 +145,18 @@ class Queued:
         self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
                            on_failure=Callback(MAIL_GAVE_UP), description=f"send a {mail.kind} mail")
 
+    def drop_mail(self, store: Any, address: str) -> int:
+        """Delete every mail and sign-in job to `address` not yet done (waiting, scheduled for a retry,
+        or failed and kept): a player who deleted his data is mailed nothing more; how many went."""
+        ids = {*self.queue.get_job_ids(), *ScheduledJobRegistry(queue=self.queue).get_job_ids(),
+               *FailedJobRegistry(queue=self.queue).get_job_ids()}
+        dropped = 0
+        for job in Job.fetch_many(sorted(ids), connection=self.connection):
+            if job is not None and _to(job) == address:
+                job.delete()
+                dropped += 1
+        return dropped
+
     def send_webhook(self, store: Any, hook_id: str, payload: str, delivery: str) -> None:
         """Queue one webhook delivery, retried with backoff (PALAZZO_WEBHOOK_RETRY_SECONDS); its
         description names no URL and no content."""
@@ -186,6 +213,10 @@ class Inline:
             sending.send(store, mail, self.mail)
         except MailError as error:
             undelivered.keep(store.redis, mail, error)
+
+    def drop_mail(self, store: Any, address: str) -> int:
+        """Nothing waits: mail left at once."""
+        return 0
 
     def send_webhook(self, store: Any, hook_id: str, payload: str, delivery: str) -> None:
         """Nothing: webhooks are posted by workers only (no request waits on a receiver)."""

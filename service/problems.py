@@ -70,7 +70,7 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_idempotency_key": (422, "an Idempotency-Key has 1 to 200 characters"),
     "idempotency_key_reused": (422, "the Idempotency-Key was used for another move"),
     "bad_seats": (422, "the game does not take this many seats"),
-    "confirm_required": (422, "leaving a game needs {\"confirm\": true}: nothing was changed"),
+    "confirm_required": (422, "leaving a game, or deleting one's data, needs {\"confirm\": true}: nothing was changed"),
     "reason_required": (422, "removing a player needs a reason, which the table reads: nothing was changed"),
     "address_unchanged": (422, "that is the address you play from already"),
     "duplicate_email": (422, "each address may hold one seat of a game"),

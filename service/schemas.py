@@ -730,6 +730,25 @@ class LeaveIn(Schema):
                        "only the host can give the seat back."})
 
 
+class ForgetIn(Schema):
+    confirm = StrictBoolean(load_default=False, metadata={
+        "description": "Must be true (else 422 confirm_required, and nothing changes): the deletion cannot be "
+                       "undone."})
+    email = Address(load_default=None, allow_none=True, validate=validate.Length(max=254), metadata={
+        "format": "email", "description": "The address whose data goes, if the caller names it: it must be his "
+                                          "own (else 403 forbidden, and nothing changes)."})
+
+
+@always_present()
+class ForgottenOut(Schema):
+    left = Int(metadata={"description": "Seats of games not over that he left by it (each open, its stand-in "
+                                        "playing it, for a substitute to take)."})
+    games = Int(metadata={"description": "Games his address was taken from (their seats keep his name)."})
+    sign_ins = Int(metadata={"description": "Player tokens and browser sessions ended."})
+    webhooks = Int(metadata={"description": "Webhooks removed."})
+    mail = Int(metadata={"description": "Mails and sign-in links to him that had not left yet, dropped."})
+
+
 class RemoveIn(Schema):
     reason = fields.String(load_default=None, allow_none=True, validate=[validate.Length(max=500), PRINTABLE],
                            metadata={"description": "Why the player is removed; required, and the table reads it."})
