@@ -18,6 +18,8 @@ tests and tools that run no worker.
 """
 from __future__ import annotations
 
+import json
+
 import threading
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Callable
@@ -62,17 +64,14 @@ def reachable(table: Any) -> bool:
     return any(seat.get("email") for seat in table.meta["seats"]) or bool(table.meta.get("host_email_hash"))
 
 
-def _to(job: Any) -> str | None:
-    """The address a mail or sign-in job mails, or None for any other job (or one that cannot be read)."""
+def _mails(job: Any, address: str) -> bool:
+    """Whether `job` is a mail or sign-in job whose mail goes to `address` or names it (a change of
+    address mails the new address the old one); False for any other job, or one that cannot be read."""
     try:
-        args = job.args
+        func, args = job.func_name, job.args
     except Exception:  # a job whose data this code cannot read: not one of ours to drop
-        return None
-    if job.func_name == MAIL_JOB and args and isinstance(args[0], dict):
-        return args[0].get("to")
-    if job.func_name == SIGN_IN_JOB and args:
-        return args[0]
-    return None
+        return False
+    return func in (MAIL_JOB, SIGN_IN_JOB) and address.lower() in json.dumps(args, default=str).lower()
 
 
 class Jobs(Queue):
@@ -146,13 +145,13 @@ class Queued:
                            on_failure=Callback(MAIL_GAVE_UP), description=f"send a {mail.kind} mail")
 
     def drop_mail(self, store: Any, address: str) -> int:
-        """Delete every mail and sign-in job to `address` not yet done (waiting, scheduled for a retry,
-        or failed and kept): a player who deleted his data is mailed nothing more; how many went."""
+        """Delete every mail and sign-in job to `address`, or naming it, not yet done (waiting, scheduled
+        for a retry, or failed and kept): a player who deleted his data is mailed nothing more; how many went."""
         ids = {*self.queue.get_job_ids(), *ScheduledJobRegistry(queue=self.queue).get_job_ids(),
                *FailedJobRegistry(queue=self.queue).get_job_ids()}
         dropped = 0
         for job in Job.fetch_many(sorted(ids), connection=self.connection):
-            if job is not None and _to(job) == address:
+            if job is not None and _mails(job, address):
                 job.delete()
                 dropped += 1
         return dropped

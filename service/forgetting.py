@@ -4,7 +4,8 @@ key, and every game goes on for the others.
 What goes: his address and everything kept under it (settings, table talk choices, digests, seat and
 host indexes, the mark that lets it sign in), his player tokens and browser sessions, his webhooks,
 the mail and sign-in links queued to him, the records of mail sent to him, and his address in every
-game that named it (its seats, its host, its host's list of undelivered mail). What stays is
+game that named it (its seats, its host, its host's list of undelivered mail); also a change of
+address he asked for and did not finish, and a mailed reply of his kept because it failed. What stays is
 what belongs to the others too: each game, its moves, its log and its talk. His seats keep their
 names. A seat of a game not over is left as if he had left it (`leaving.vacate`, the one path, without
 the mail that would tell him): it is open, its stand-in plays it, a substitute may take it. A finished
@@ -68,6 +69,7 @@ def forget(store: Store, links: Links, owner: str) -> Forgotten:
         webhooks.remove(store, hook)
     dropped = _drop_mail(store, address) if address else 0
     _drop_sent_records(store, owner)
+    _drop_asides(store, owner, address)
     keys = list(store.redis.scan_iter(match=email_key(owner, "*"), count=500))
     if keys:
         store.redis.delete(*keys)
@@ -115,9 +117,10 @@ def _scrub_game(store: Store, game_id: str, owner: str, address: str | None) -> 
 
 
 def _drop_mail(store: Store, address: str) -> int:
-    """The mail to him that has not left yet (queued jobs, kept in the local outbox): gone."""
+    """The mail to him, or naming him, that has not left yet (queued jobs) or lies in the local outbox: gone."""
     dropped = store.followups.drop_mail(store, address) if store.followups is not None else 0
-    return dropped + _without(store, OUTBOX, lambda mail: mail.get("to") == address, tombstone=True)
+    named = address.lower()
+    return dropped + _without(store, OUTBOX, lambda mail: named in dumps(mail).lower(), tombstone=True)
 
 
 def _drop_sent_records(store: Store, owner: str) -> None:
@@ -129,6 +132,21 @@ def _drop_sent_records(store: Store, owner: str) -> None:
             pipe.get(key)
         records = pipe.execute()
     mine = [key for key, raw in zip(keys, records) if raw and raw.startswith("{") and loads(raw).get("to") == owner]
+    if mine:
+        store.redis.delete(*mine)
+
+
+def _drop_asides(store: Store, owner: str, address: str | None) -> None:
+    """What lies outside his keys and games: a change of address he asked for and has not finished
+    (it names both addresses), and a mailed reply of his kept because it failed (its fields name him)."""
+    changes = list(store.redis.scan_iter(match=f"{PREFIX}:address-change:*", count=1000))
+    replies = list(store.redis.scan_iter(match=f"{PREFIX}:inbound:*:raw", count=1000)) if address else []
+    with store.redis.pipeline(transaction=False) as pipe:
+        for key in changes + replies:
+            pipe.get(key)
+        found = pipe.execute()
+    mine = [key for key, raw in zip(changes, found) if raw and loads(raw).get("old") == owner]
+    mine += [key for key, raw in zip(replies, found[len(changes):]) if raw and address.lower() in raw.lower()]
     if mine:
         store.redis.delete(*mine)
 
