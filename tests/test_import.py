@@ -9,8 +9,9 @@ import json
 
 import pytest
 import redis
+from hypothesis import HealthCheck, given, settings, strategies as st
 
-from service import games
+from service import games, importing, playing
 from service.cli import main
 from service.localredis import LocalRedis
 from service.store import Store
@@ -93,3 +94,40 @@ def test_bad_records_are_refused_and_nothing_is_stored(client, fresh_url, tmp_pa
         assert status == 2 and not out, what
         assert err.startswith("palazzo import: ") and "nothing stored" in err, what
         assert stored.dbsize() == 0, what
+
+
+def test_standing_orders_come_in_as_private_moves(app, client):
+    """A private move (standing orders) joins the log unnumbered, as `playing.play` keeps it, and adds
+    nothing to the feed: the imported game's log is the original's, move for move and version for version."""
+    store = app.extensions["palazzo.store"]
+    game_id = new_game(client, game="toy-count", seats=3)["game"]["id"]
+    table = games.load(store, game_id)
+    orders = {"type": "set_orders", "limits": {"x": 1}, "step_out_otherwise": True}
+    assert playing.play(store, table, 1, orders).outcome.outcome == "ok"
+    table = games.load(store, game_id)
+    while table.status == games.RUNNING:
+        seat = table.pending[0]["seat"]
+        playing.play(store, table, seat, playing.bot_move(table, seat, "random"))
+        table = games.load(store, game_id)
+    record = client.get(f"/api/v1/games/{game_id}/record").get_json()
+    assert orders in [entry["move"] for entry in record["moves"]]
+    copied = importing.import_record(store, copy.deepcopy(record), ["toy-count"])
+    assert client.get(f"/api/v1/games/{copied}/record").get_json() == record
+
+    def kept(log):
+        return [(entry.get("version"), entry["seat"], entry["move"]) for entry in log]
+    assert kept(store.log(copied)) == kept(store.log(game_id))
+    moved = [(e["version"], e["event"]) for e in store.events(game_id, 0, 1000)[0] if e["by"] is not None]
+    assert [(e["version"], e["event"]) for e in store.events(copied, 0, 1000)[0] if e["by"] is not None] == moved
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32), game=st.sampled_from(["princes-of-florence", "goofspiel"]),
+       bots=st.lists(st.sampled_from(["random", "greedy"]), min_size=3, max_size=3))
+def test_records_round_trip_through_an_import(app, client, seed, game, bots):
+    created = new_game(client, game=game, seats=3, bots=dict(enumerate(bots)), seed=seed)
+    record = client.get(f"/api/v1/games/{created['game']['id']}/record").get_json()
+    store = app.extensions["palazzo.store"]
+    copied = importing.import_record(store, copy.deepcopy(record), [game])
+    assert client.get(f"/api/v1/games/{copied}/record").get_json() == record
+    assert games.replay(store, copied) == games.load(store, created["game"]["id"]).state
