@@ -223,6 +223,9 @@ def test_the_home_page_lists_my_games_with_titles_turns_and_results(app, client)
     assert f"<td data-label=\"Your place\" data-place>{rank} of 3</td>" in row
     assert f"<td data-label=\"Your score\" data-score>{score}</td>" in row
     assert f'<a href="/games/{finished}/archive" data-archive>' in row
+    for page in (f"/games/{finished}", f"/games/{finished}/watch"):  # her seat page, and as anyone watches it
+        assert f'<p data-archive><a href="/games/{finished}/archive">' in client.get(page).get_data(as_text=True)
+    assert "/archive" not in client.get(f"/games/{running}").get_data(as_text=True)
 
 
 def test_the_pages_take_a_title_and_refuse_a_bad_one(app, client):
