@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.core import IllegalMove, get_game
-from service import deadlines, games, records, titles
+from service import deadlines, games, messages, records, titles
 from service.games import FINISHED
 from service.store import FORMAT, Store, dumps, game_key
 
@@ -83,7 +83,7 @@ def _checked(record: Any, served: tuple[str, ...]) -> dict[str, Any]:
                         "no setup and no move to replay")
     if not isinstance(record["game"], str) or record["game"] not in served:
         raise BadRecord(f"this server plays no game {record['game']!r} (it serves {', '.join(served)})")
-    if isinstance(record["rules"], bool) or not isinstance(record["rules"], int):
+    if not _whole(record["rules"]):
         raise BadRecord("\"rules\" is the rules version, a whole number")
     if not isinstance(record["options"], dict) or not isinstance(record["setup"], dict):
         raise BadRecord("\"options\" and \"setup\" are objects")
@@ -97,15 +97,21 @@ def _checked(record: Any, served: tuple[str, ...]) -> dict[str, Any]:
         name = seat.get("name")
         if not isinstance(name, str) or not 1 <= len(name) <= NAME_CHARS or CONTROL.search(name):
             raise BadRecord(f"seat {seat['seat']}'s name is 1 to {NAME_CHARS} characters, none a control character")
-    for index, entry in enumerate(record["moves"] if isinstance(record["moves"], list) else [None]):
-        if not (isinstance(entry, dict) and isinstance(entry.get("seat"), int) and isinstance(entry.get("move"), dict)
-                and isinstance(entry.get("move", {}).get("type"), str)
-                and (entry.get("at") is None or _stamp(entry["at"]))):
+    if not isinstance(record["moves"], list):
+        raise BadRecord("\"moves\" is a list of {\"seat\", \"move\", \"at\"}")
+    for index, entry in enumerate(record["moves"]):
+        if not (isinstance(entry, dict) and _whole(entry.get("seat")) and isinstance(entry.get("move"), dict)
+                and isinstance(entry["move"].get("type"), str) and (entry.get("at") is None or _stamp(entry["at"]))):
             raise BadRecord(f"move {index}: an entry is {{\"seat\": a number, \"move\": an object with a \"type\", "
                             "\"at\": a UTC ISO time or null}")
-    if not isinstance(record["messages"], list) or not all(_message(m, len(seats)) for m in record["messages"]):
+    if not isinstance(record["messages"], list) or len(record["messages"]) > messages.MAX_MESSAGES \
+            or not all(_message(m, len(seats)) for m in record["messages"]):
         raise BadRecord("\"messages\" lists messages as GET /games/{id}/record gives them")
     return {**record, "messages": [m for m in record["messages"] if m["to"] is None]}
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _stamp(text: Any) -> bool:
@@ -120,8 +126,9 @@ def _message(message: Any, seats: int) -> bool:
     if not isinstance(message, dict):
         return False
     by, to, text = message.get("by"), message.get("to"), message.get("text")
-    return (all(who is None or (isinstance(who, int) and 0 <= who < seats) for who in (by, to))
-            and (text is None or isinstance(text, str)) and isinstance(message.get("name"), str)
+    return (all(who is None or (_whole(who) and 0 <= who < seats) for who in (by, to))
+            and (text is None or (isinstance(text, str) and len(text) <= messages.MAX_CHARS))
+            and isinstance(message.get("name"), str) and len(message["name"]) <= NAME_CHARS
             and isinstance(message.get("hidden"), bool) and _stamp(message.get("at")))
 
 

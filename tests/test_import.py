@@ -81,6 +81,7 @@ def spoiled(record: dict) -> dict[str, dict | list | str]:
         "a name with a newline": but(seats=[{"seat": 0, "name": "A\nB"}, *record["seats"][1:]]),
         "moves not a list": but(moves="e4"), "no setup key": {k: v for k, v in record.items() if k != "setup"},
         "a list": [record], "not JSON": "{\"format\": ", "a bad message": but(messages=[{"text": 3}]),
+        "a seat as true": but(moves=[{**record["moves"][0], "seat": True}, *record["moves"][1:]]),
     }
 
 

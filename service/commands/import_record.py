@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         return _bad(f"{args.file}: {error}; nothing stored")
     except (ConfigError, redis.RedisError) as error:
         return _bad(f"{error}; nothing stored")
-    print(f"imported as game {game_id}: {Config.from_env().base_url.rstrip('/')}/games/{game_id}/archive")
+    print(f"imported as game {game_id}: {config.base_url.rstrip('/')}/games/{game_id}/archive")
     return 0
 
 
