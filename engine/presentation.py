@@ -32,6 +32,10 @@ A game offers it as a ``presentation`` attribute (read by `presentation_of`), an
 - ``seat_page``, ``watch_page``: a game drawing its whole seat or spectator page names its template (in
   ``templates``); the page gets ``table`` (the service's facts of the table, the log and the waiting
   decisions, with ``board_facts`` merged in) and, on the seat page, what ``seat_forms`` gives.
+- ``archive_board``: the partial (in ``templates``) drawing the board at one step of a finished game's
+  replay on its archive page, given ``table``: the service's facts of that step (whose decision it
+  was, the game's status then) with ``board_facts(view, None, names)`` merged in, as a game's own
+  spectator page gets them; without it the page draws ``board`` as the watch page does, else the view.
 - ``seat_forms(state, view, seat, decision, running, args, href)``: for a game with its own
   ``seat_page``, the forms of its seat's `decision` (None when none waits) and whatever else the page
   posts (Princes of Florence's standing orders): a dict merged into the page's context. `args` is the
@@ -80,6 +84,7 @@ class Presentation(Protocol):
     board_moves: bool
     seat_page: str | None
     watch_page: str | None
+    archive_board: str | None
     mails: Mails | None
     deadlines: list[tuple[str, str]] | None
 
@@ -154,6 +159,7 @@ class Plain:
     board_moves = False
     seat_page: str | None = None
     watch_page: str | None = None
+    archive_board: str | None = None
     mails: Mails | None = None
     deadlines: list[tuple[str, str]] | None = None
 

@@ -27,7 +27,7 @@ from service.resources import (events, games, health, host, identity, leaving, m
 from service.resources import seats as open_seats
 from service.served import games_loader, served_games
 from service.spec import describe_games
-from service.web import (address_page, create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events,
+from service.web import (address_page, archive, create_page, dev_mailbox, home, host_page, join_page, leave_link, mail_events,
                          oneclick, pages, seat_link, seat_page, settings_page, signin_page, talk, unsubscribe,
                          vacation_form, watch)
 
@@ -36,7 +36,7 @@ BLUEPRINTS = [games.blp, moves.blp, events.blp, messages.blp, orders.blp, host.b
               vacation.blp, players.blp, identity.blp, webhooks.blp, records.blp, health.blp]
 PAGES = [home, signin_page, seat_link, seat_page, vacation_form, watch, talk, create_page, host_page, join_page,
          oneclick, leave_link, unsubscribe, settings_page, dev_mailbox,
-         mail_events, address_page]  # the browser's side (service/web): read the session cookie, never a bearer token
+         mail_events, address_page, archive]  # the browser's side (service/web): read the session cookie, never a bearer token
 OPEN_ENDPOINTS = {"health.health", "api-docs.openapi_json", "static", "web_assets.static",
                   "inbound.sendgrid", "metrics.metrics"}  # the last two prove themselves with secrets of their own
 TOKEN_ENDPOINTS = {"games.create_game", "players.redeem_sign_in"}  # answers that hand out a token

@@ -9,6 +9,7 @@ import sys
 COMMANDS = {
     "simulate": "service.commands.simulate",
     "replay": "service.commands.replay",
+    "import": "service.commands.import_record",
     "upgrade": "service.commands.upgrade",
     "backup": "service.commands.backup",
     "restore": "service.commands.restore",

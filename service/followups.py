@@ -22,6 +22,8 @@ tests and tools that run no worker.
 """
 from __future__ import annotations
 
+import json
+
 import threading
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Callable
@@ -30,6 +32,7 @@ import redis
 from rq import Callback, Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 
 from service import signin
 from service.inbound import inbox
@@ -76,6 +79,16 @@ def reachable(table: Any) -> bool:
     """Whether any channel may reach someone in the game: a seat with an address, or a host with one
     (who may have a webhook for it); a game of tokens alone gets no channel jobs."""
     return any(seat.get("email") for seat in table.meta["seats"]) or bool(table.meta.get("host_email_hash"))
+
+
+def _mails(job: Any, address: str) -> bool:
+    """Whether `job` is a mail or sign-in job whose mail goes to `address` or names it (a change of
+    address mails the new address the old one); False for any other job, or one that cannot be read."""
+    try:
+        func, args = job.func_name, job.args
+    except Exception:  # a job whose data this code cannot read: not one of ours to drop
+        return False
+    return func in (MAIL_JOB, SIGN_IN_JOB) and address.lower() in json.dumps(args, default=str).lower()
 
 
 class Jobs(Queue):
@@ -167,6 +180,18 @@ class Queued:
         self.queue.enqueue(MAIL_JOB, mail.to_json(), retry=Retry(max=len(waits), interval=waits),
                            on_failure=Callback(MAIL_GAVE_UP), description=f"send a {mail.kind} mail")
 
+    def drop_mail(self, store: Any, address: str) -> int:
+        """Delete every mail and sign-in job to `address`, or naming it, not yet done (waiting, scheduled
+        for a retry, or failed and kept): a player who deleted his data is mailed nothing more; how many went."""
+        ids = {*self.queue.get_job_ids(), *ScheduledJobRegistry(queue=self.queue).get_job_ids(),
+               *FailedJobRegistry(queue=self.queue).get_job_ids()}
+        dropped = 0
+        for job in Job.fetch_many(sorted(ids), connection=self.connection):
+            if job is not None and _mails(job, address):
+                job.delete()
+                dropped += 1
+        return dropped
+
     def send_webhook(self, store: Any, hook_id: str, payload: str, delivery: str) -> None:
         """Queue one webhook delivery, retried with backoff (PALAZZO_WEBHOOK_RETRY_SECONDS); its
         description names no URL and no content."""
@@ -227,6 +252,10 @@ class Inline:
             sending.send(store, mail, self.mail)
         except MailError as error:
             undelivered.keep(store.redis, mail, error)
+
+    def drop_mail(self, store: Any, address: str) -> int:
+        """Nothing waits: mail left at once."""
+        return 0
 
     def send_webhook(self, store: Any, hook_id: str, payload: str, delivery: str) -> None:
         """Nothing: webhooks are posted by workers only (no request waits on a receiver)."""

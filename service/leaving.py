@@ -31,9 +31,10 @@ REASON_CHARS = 500
 
 
 def vacate(store: Store, links: Links, table: games.Table, seat: int, why: str, reason: str | None = None,
-           holder: int | None = None, answering: str | None = None) -> games.Table:
+           holder: int | None = None, answering: str | None = None, tell: bool = True) -> games.Table:
     """Take the seat from its player (`why`: games.LEFT, REMOVED or MISSED, with the host's `reason`),
-    and tell him by mail, threaded under his own mail `answering` when he left by replying.
+    and tell him by mail, threaded under his own mail `answering` when he left by replying (not when
+    `tell` is False: a player who deletes his data is mailed nothing more).
 
     `holder` is the generation the caller acts for (a link's, a reply address's): nothing is vacated
     once the seat is someone else's. Raises Problem: seat_not_found, seat_open, seat_is_bot,
@@ -43,7 +44,7 @@ def vacate(store: Store, links: Links, table: games.Table, seat: int, why: str, 
         if not reason:
             raise Problem("reason_required", "say why the player is removed: the table reads it")
     table, old = games.vacate_seat(store, table, seat, why, reason, holder)
-    if old.get("email"):
+    if old.get("email") and tell:
         _tell(store, links, table, old, why, reason, answering)
     return table
 

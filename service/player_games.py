@@ -46,7 +46,13 @@ def entry(head: Head, seat: int | None, host: bool) -> dict[str, Any]:
         "name": names[seat] if seat is not None else None, "host": host, "players": names,
         "waiting": waiting, "your_turn": any(w["yours"] for w in waiting),
         "result": result_of(head, seat, names),
+        "archive": archive_path(head),
     }
+
+
+def archive_path(head: Head) -> str | None:
+    """Where a finished game's archive page is (its standings and every move), from the server's root."""
+    return f"/games/{head.id}/archive" if head.status == games.FINISHED else None
 
 
 def result_of(head: Head, seat: int | None, names: list[str]) -> dict[str, Any] | None:

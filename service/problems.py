@@ -70,7 +70,7 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_idempotency_key": (422, "an Idempotency-Key has 1 to 200 characters"),
     "idempotency_key_reused": (422, "the Idempotency-Key was used for another move"),
     "bad_seats": (422, "the game does not take this many seats"),
-    "confirm_required": (422, "leaving a game needs {\"confirm\": true}: nothing was changed"),
+    "confirm_required": (422, "leaving a game, or deleting one's data, needs {\"confirm\": true}: nothing was changed"),
     "reason_required": (422, "removing a player needs a reason, which the table reads: nothing was changed"),
     "address_unchanged": (422, "that is the address you play from already"),
     "duplicate_email": (422, "each address may hold one seat of a game"),
@@ -98,6 +98,7 @@ CODES: dict[str, tuple[int, str]] = {
     "webhook_unreachable": (422, "the webhook URL's host has no address"),
     "too_many_webhooks": (422, "the caller has as many webhooks as one may have"),
     "metrics_token_required": (401, "the metrics answer only to Authorization: Bearer <PALAZZO_METRICS_TOKEN>"),
+    "game_not_over": (404, "the game is not finished: its archive page exists once it is"),
 }
 RULES_STATUS = 422  # every code of the rules (IllegalMove) is answered with this status
 

@@ -570,6 +570,9 @@ class MyGameOut(Schema):
     your_turn = fields.Boolean(metadata={"description": "Whether one of `waiting` is the caller's."})
     result = fields.Nested(MyResultOut, allow_none=True, metadata={
         "description": "Once the game is finished: the caller's rank and score, and who won."})
+    archive = fields.String(allow_none=True, metadata={
+        "description": "Once the game is finished: the path, from the server's root, of its archive page (the "
+                       "final standings and a replay viewer, one move a step); null before."})
 
 
 @always_present()
@@ -735,6 +738,25 @@ class LeaveIn(Schema):
     confirm = StrictBoolean(load_default=False, metadata={
         "description": "Must be true (else 422 confirm_required, and nothing changes): leaving cannot be undone; "
                        "only the host can give the seat back."})
+
+
+class ForgetIn(Schema):
+    confirm = StrictBoolean(load_default=False, metadata={
+        "description": "Must be true (else 422 confirm_required, and nothing changes): the deletion cannot be "
+                       "undone."})
+    email = Address(load_default=None, allow_none=True, validate=validate.Length(max=254), metadata={
+        "format": "email", "description": "The address whose data goes, if the caller names it: it must be his "
+                                          "own (else 403 forbidden, and nothing changes)."})
+
+
+@always_present()
+class ForgottenOut(Schema):
+    left = Int(metadata={"description": "Seats of games not over that he left by it (each open, its stand-in "
+                                        "playing it, for a substitute to take)."})
+    games = Int(metadata={"description": "Games his address was taken from (their seats keep his name)."})
+    sign_ins = Int(metadata={"description": "Player tokens and browser sessions ended."})
+    webhooks = Int(metadata={"description": "Webhooks removed."})
+    mail = Int(metadata={"description": "Mails and sign-in links to him that had not left yet, dropped."})
 
 
 class RemoveIn(Schema):

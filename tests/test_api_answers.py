@@ -285,6 +285,9 @@ def test_every_answer_of_a_princes_of_florence_game_is_as_the_spec_declares(app,
         link = unquote(re.search(r"/address\?t=(\S+)", message["text"]).group(1))
         assert call("POST", "/api/v1/address/confirm", json={"link": link}).status_code == 200
     assert call("POST", "/api/v1/address/confirm", json={"link": link}).status_code == 403
+    assert call("DELETE", "/api/v1/me", ann, json={}).status_code == 422
+    assert call("DELETE", "/api/v1/me", ann, json={"confirm": True, "email": "bea@example.org"}).status_code == 403
+    assert call("DELETE", "/api/v1/me", ann, json={"confirm": True}).status_code == 200
 
     operations = {op["operationId"] for item in COMMITTED["paths"].values() for op in item.values()
                   if isinstance(op, dict) and "operationId" in op}

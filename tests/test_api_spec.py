@@ -136,7 +136,8 @@ def test_security_says_which_operations_refuse_an_anonymous_caller(client):
     # 26: taking and ending a vacation (takeVacation, endVacation) act for the caller's seat, as leaving does;
     # 30: a player's webhooks (list, add, delete, enable) are his alone
     # 33: so are his tokens and sessions (list, revoke) and asking to change his address
-    assert len(token_only) == 33 and {"listMyTokens", "revokeMyToken", "changeMyAddress", "listMyWebhooks", "addWebhook", "deleteWebhook", "enableWebhook", "submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
+    # 34: and deleting his data
+    assert len(token_only) == 34 and {"deleteMyData", "listMyTokens", "revokeMyToken", "changeMyAddress", "listMyWebhooks", "addWebhook", "deleteWebhook", "enableWebhook", "submitMove", "setOrders", "pauseGame", "listMyTurns", "mailHostLink", "joinGame",
                                       "renewJoinLink", "listMyGames", "renameGame", "leaveGame", "removePlayer",
                                       "postMessage", "hideMessage", "takeVacation", "endVacation"} <= set(token_only)
     assert "listMessages" in anyone

@@ -223,6 +223,53 @@ def test_a_change_of_address_moves_seats_on_every_master_settings_and_tokens(on_
                 if not key.endswith((":held", ":held:flush"))], "the old address keeps nothing of the player's"
 
 
+def _named_in(client, needle: str) -> list[str]:
+    """The keys of every master whose name or value (any type, read whole) holds `needle`."""
+    found = []
+    for key in client.scan_iter(count=1000):
+        kind = client.type(key)
+        value = {"string": lambda: [client.get(key)], "list": lambda: client.lrange(key, 0, -1),
+                 "set": lambda: list(client.smembers(key)), "hash": lambda: list(client.hgetall(key).items()),
+                 "zset": lambda: client.zrange(key, 0, -1)}.get(kind, lambda: [])()
+        if needle in key or needle in repr(value):
+            found.append(key)
+    return found
+
+
+def test_deleting_a_players_data_reaches_every_master_and_the_queue(on_cluster, cluster, redis_url):
+    """His games lie on every master, his keys in slots of their own, his invitations wait as RQ jobs on
+    the plain queue Redis (no worker runs): after DELETE /me none of them names him, and the games stay."""
+    import zlib
+
+    from service import tokens
+    client, store = on_cluster.test_client(), _store(on_cluster)
+    ann = "ann@example.org"
+    made = [client.post("/api/v1/games", json={"game": "toy-count", "seed": n, "seats": [
+        {"name": "Ann", "email": ann}, {"name": "B", "bot": "random"}, {"name": "C", "bot": "random"}]}).get_json()
+        for n in range(6)]
+    assert client.post(f"/api/v1/games/{made[0]['game']['id']}/start",
+                       headers=bearer(made[0]["tokens"]["host"])).status_code == 200
+    assert len({cluster.owner(game_key(m["game"]["id"], "game")) for m in made}) > 1
+    owner = tokens.email_hash(ann)
+    token = tokens.issue_player(store, owner, 3600, None)
+    assert client.put("/api/v1/me/settings", headers=bearer(token), json={"time_zone": "Asia/Tokyo"}).status_code == 200
+    queue = redis.Redis.from_url(redis_url)
+
+    def queued_to_her() -> int:
+        return sum(ann.encode() in zlib.decompress(queue.hget(key, "data"))
+                   for key in queue.scan_iter("rq:job:*") if queue.hget(key, "data"))
+    assert queued_to_her() >= 6 and _named_in(store.redis, owner) and _named_in(store.redis, ann)
+    done = client.delete("/api/v1/me", headers=bearer(token), json={"confirm": True})
+    assert done.status_code == 200, done.get_json()
+    assert done.get_json()["left"] == 6 and done.get_json()["mail"] >= 6
+    assert _named_in(store.redis, ann) == [] and queued_to_her() == 0
+    assert all(key.startswith("pz:rate:") for key in _named_in(store.redis, owner))
+    assert client.get("/api/v1/me/games", headers=bearer(token)).status_code == 401
+    for m in made:
+        seat = client.get(f"/api/v1/games/{m['game']['id']}").get_json()["seats"][0]
+        assert seat["open"] and seat["left"]["name"] == "Ann"
+
+
 def _mails(app, to: str) -> list[dict]:
     from service import mailbox
     return [m for m in mailbox.outbox(_store(app)) if m["to"] == to]

@@ -185,6 +185,8 @@ def test_my_games_lists_running_and_finished_games_with_whose_turn_and_my_result
     names = ["Ann", "B", "C"]
     assert over["status"] == "finished" and over["result"] == {
         "rank": mine["rank"], "score": mine["prestige"], "winners": [names[s] for s in result["winners"]]}
+    assert over["archive"] == f"/games/{finished}/archive" and now["archive"] is None and later["archive"] is None
+    assert client.get(over["archive"]).status_code == 200
     page = client.get("/api/v1/me/games?limit=2", headers=ann).get_json()
     assert [g["game_id"] for g in page["games"]] == [running, opened] and page["next_offset"] == 2
     rest = client.get("/api/v1/me/games?limit=2&offset=2", headers=ann).get_json()
@@ -214,6 +216,16 @@ def test_the_home_page_lists_my_games_with_titles_turns_and_results(app, client)
     rank = next(s["rank"] for s in result["scores"] if s["seat"] == 0)
     outcome = "You won" if rank == 1 else f"You came {rank}"
     assert outcome in home and str(escape(games.title_of(games.load(app.extensions["palazzo.store"], running)))) in home
+    over = home[home.index("data-finished"):]
+    assert f'data-game="{running}"' not in over, "only finished games in the list of finished ones"
+    row = over[over.index(f'data-game="{finished}"'):over.index("</tr>", over.index(f'data-game="{finished}"'))]
+    score = next(s["prestige"] for s in result["scores"] if s["seat"] == 0)
+    assert f"<td data-label=\"Your place\" data-place>{rank} of 3</td>" in row
+    assert f"<td data-label=\"Your score\" data-score>{score}</td>" in row
+    assert f'<a href="/games/{finished}/archive" data-archive>' in row
+    for page in (f"/games/{finished}", f"/games/{finished}/watch"):  # her seat page, and as anyone watches it
+        assert f'<p data-archive><a href="/games/{finished}/archive">' in client.get(page).get_data(as_text=True)
+    assert "/archive" not in client.get(f"/games/{running}").get_data(as_text=True)
 
 
 def test_the_pages_take_a_title_and_refuse_a_bad_one(app, client):

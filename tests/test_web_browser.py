@@ -354,3 +354,29 @@ def test_the_pages_pass_axe_and_work_from_the_keyboard(browse, served):
         _open(page, base + url)
         check(name)
     assert found == {name: [] for name in found}, found
+
+
+def test_the_archive_pages_pass_axe_and_step_by_their_links(browse, served):
+    """A finished game's archive page of each served game, at its start, in the middle and at its end:
+    axe-core finds nothing (it runs as a script), and its Next and Previous links, plain links, step."""
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
+    client, base = served.app.test_client(), served.base
+    page = browse(bypass_csp=True).new_page()  # axe is injected as a script
+    axe = axe_module.Axe()
+    found = {}
+    for game in ("princes-of-florence", "goofspiel"):
+        game_id = new_game(client, game=game, seats=3, bots={0: "greedy", 1: "random", 2: "greedy"})["game"]["id"]
+        last = len(client.get(f"/api/v1/games/{game_id}/record").get_json()["moves"])
+        for step in (0, last // 2, last):
+            _open(page, f"{base}/games/{game_id}/archive?step={step}")
+            results = axe.run(page)
+            assert len(results.response["passes"]) > 10
+            found[f"{game}-{step}"] = [(v["id"], v["impact"], len(v["nodes"])) for v in results.response["violations"]]
+            screenshot(page, f"archive-{game}-{'start' if step == 0 else 'end' if step == last else 'middle'}")
+        with page.expect_navigation():
+            page.get_by_role("link", name="Previous").click()
+        assert page.locator("main").get_attribute("data-step") == str(last - 1)
+        with page.expect_navigation():
+            page.get_by_role("link", name="Next").click()
+        assert page.locator("main").get_attribute("data-step") == str(last)
+    assert found == {name: [] for name in found}, found

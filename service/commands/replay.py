@@ -37,15 +37,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def load(path: str) -> dict[str, Any]:
-    """The record in the file, with its keys checked; BadReplay says what is wrong."""
+def read(path: str) -> Any:
+    """The JSON document in the file (`palazzo import` reads records so too); BadReplay if there is none."""
     try:
         with open(path, encoding="utf-8") as file:
-            record = json.load(file)
+            return json.load(file)
     except OSError as error:
         raise BadReplay(f"cannot read the file: {error.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise BadReplay(f"not JSON: {error}") from None
+
+
+def load(path: str) -> dict[str, Any]:
+    """The record in the file, with its keys checked; BadReplay says what is wrong."""
+    record = read(path)
     if not isinstance(record, dict):
         raise BadReplay("a replay is a JSON object")
     missing = [key for key in KEYS if key not in record]

@@ -2,13 +2,15 @@
 by proving both ends, `service.addresses`)."""
 from __future__ import annotations
 
-from service import addresses, sign_ins
+from dataclasses import asdict
+
+from service import addresses, forgetting, sign_ins, tokens
 from service.problems import Problem
 from service.resources.common import blueprint, config, documented, links, store
 from service.resources.players import player_email
-from service.schemas import AddressChangeOut, AddressIn, RedeemIn, SignedInListOut
+from service.schemas import AddressChangeOut, AddressIn, ForgetIn, ForgottenOut, RedeemIn, SignedInListOut
 
-blp = blueprint("identity", "A player's tokens and browser sessions, and changing his address.")
+blp = blueprint("identity", "A player's tokens and browser sessions, changing his address, and deleting his data.")
 
 
 @blp.route("/me/tokens", methods=["GET"])
@@ -55,3 +57,22 @@ def confirm_address_change(body):
     """Open one end's link of a change of address (the link's `t`): `waiting` until the other end's is
     opened too, then `changed`. Each link works once."""
     return {"status": addresses.confirm(store(), links(), body["link"])}
+
+
+@blp.route("/me", methods=["DELETE"])
+@blp.arguments(ForgetIn())
+@blp.response(200, ForgottenOut)
+@documented(blp, "token_required", "confirm_required", "forbidden", "busy", body=True)
+def delete_my_data(body):
+    """Delete the caller's data: his address, settings, tokens and browser sessions (this token too),
+    webhooks and the mail queued to him, and his address in every game. The games go on for the others:
+    his seats keep their names; a seat of a game not over is left, as `POST /games/{id}/leave` leaves
+    it (open, its stand-in playing it, for a substitute), without the mail that would tell him; a
+    finished game keeps his result. Needs `{"confirm": true}`; an `email` that is not the caller's
+    own is refused (403). Refused, nothing changes."""
+    owner = player_email()
+    if body["email"] is not None and tokens.email_hash(body["email"]) != owner:
+        raise Problem("forbidden", "a player deletes his own data only: that is not your address; nothing was changed")
+    if not body["confirm"]:
+        raise Problem("confirm_required", "send {\"confirm\": true} to delete your data; nothing was changed")
+    return asdict(forgetting.forget(store(), links(), owner))

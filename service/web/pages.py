@@ -91,7 +91,7 @@ _headings = {
     "game_not_found": "No such game", "not_a_seat": "Not your seat", "host_only": "For the host only",
     "bad_join_link": "This join link does not work", "join_link_expired": "This join link has expired",
     "join_link_revoked": "This join link was turned off", "game_over": "This game is over",
-    "game_full": "This game is full",
+    "game_full": "This game is full", "game_not_over": "This game has no archive yet",
 }
 
 

@@ -3,7 +3,8 @@ zone (from the list of IANA names; the optional script preselects the browser's 
 one is still the default), which mail he takes and at what rhythm, his digest hour, reminder steps
 and quiet hours, each game's own settings and talk, and the games he unsubscribed from, each with a
 button to subscribe again; his tokens and browser sessions, each with a button that ends it, a "sign out
-everywhere" button, and a form to change his address (`service.addresses`). The form is checked whole by `service.settings.change`, the API's own
+everywhere" button, a form to change his address (`service.addresses`), and a button that deletes his
+data (`service.forgetting`) after a page that asks first. The form is checked whole by `service.settings.change`, the API's own
 path: a refusal is shown on the page and nothing is changed.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from flask import Response, redirect, request, url_for
 from marshmallow import ValidationError
 
-from service import addresses, games, preferences, settings, sign_ins, zones
+from service import addresses, forgetting, games, preferences, settings, sign_ins, zones
 from service.channels import KINDS, targets, webhooks
 from service.problems import Problem
 from service.schemas import AddressIn
@@ -200,3 +201,33 @@ def change_address() -> Response:
         return _page(email_hash, problem.status, problem.detail, "address")
     session.flash(f"A link is on its way to {new}, and another to your address now: open both, within a day.")
     return redirect(url_for("settings_page.show"), 303)
+
+
+@bp.route("/settings/delete", methods=["GET"])
+def delete_confirm() -> Response:
+    """What deleting his data means, and the one button that does it: a link to this page deletes nothing."""
+    email_hash = _signed_in()
+    if email_hash is None:
+        return redirect(url_for("settings_page.show"), 303)
+    return _delete_page(email_hash)
+
+
+def _delete_page(email_hash: str, status: int = 200, problem: str | None = None) -> Response:
+    playing = [{"id": game_id, "title": games.title_of(head)}
+               for game_id, (_, head) in sorted(games.seats_held(web_store(), email_hash).items())
+               if head.status in forgetting.STILL_PLAYED]
+    return render("delete.html", status, playing=playing, problem=problem)
+
+
+@bp.route("/settings/delete", methods=["POST"])
+def delete() -> Response:
+    """Delete his data, from the confirmation page's button (CSRF checked by the blueprint); without its
+    `confirm` the page is shown again and nothing changes."""
+    email_hash = _signed_in()
+    if email_hash is None:
+        return redirect(url_for("settings_page.show"), 303)
+    if request.form.get("confirm") != "yes":
+        return _delete_page(email_hash, 422, "Press the button below to delete your data; nothing was changed.")
+    forgetting.forget(web_store(), web_links(), email_hash)
+    session.sign_out()
+    return render("delete.html", 200, done=True, playing=[], problem=None)

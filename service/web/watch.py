@@ -29,6 +29,7 @@ def watch(game_id: str) -> Response:
     shown = presentation_of(table.game)
     if not shown.watch_page:
         return render("watch_generic.html", game_id=table.id, title=games.title_of(table), view=view, seat=seat,
+                      game_status=table.status,
                       talk=spoken, board=seat_page.board_of(table, view, None))
     return render(f"games/{table.game.name}/{shown.watch_page}",
                   table=tableau.table_context(web_store(), table, None, view), seat=seat,

@@ -20,6 +20,7 @@ class PrincesOfFlorencePresentation:
     board = None
     seat_page = "seat.html"
     watch_page = "watch.html"
+    archive_board = "archive.html"
     deadlines = [("setup", "keeping professions at the start"), ("auction", "choosing an item to auction"),
                  ("bid", "each bid"), ("turn", "an action turn"), ("choice", "a choice after a purchase")]
 
