@@ -48,13 +48,13 @@ def _stable(text: str) -> int:
 def test_api_conforms_to_its_spec(case, app):
     client = app.test_client()
     created = new_game(client, seats=3, bots={2: "random"})
-    headers = {}
+    headers = {"Accept-Encoding": "identity"}  # schemathesis's WSGI client decodes no content coding
     path_is_negative = case.meta is not None and case.meta.is_negative_at("path")
     if "game_id" in (case.path_parameters or {}) and not path_is_negative and _stable(repr(case.body)) % 2 == 0:
         case.path_parameters["game_id"] = created["game"]["id"]
         role = _stable(case.operation.path) % 2
         token = created["tokens"]["host"] if role else seat_tokens(created)[0]
-        headers = bearer(token)
+        headers.update(bearer(token))
     case.call_and_validate(headers=headers, checks=CHECKED)
 
 
