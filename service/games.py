@@ -10,7 +10,7 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Callable, Iterator, TypeVar
 
 from engine.core import FIRST_RULES, IllegalMove, get_game, redact, rules_of
@@ -348,17 +348,13 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
             if invite:
                 invitations.append(invite)
         pipe.execute()
-    meta = {
-        "id": game_id, "game": game.name, "options": options, "seed": seed, "setup": setup,
-        "seats": seat_meta, "deadlines": spec.get("deadlines", {}), "host": host_id,
-        "created_at": deadlines.stamp(now), "pauses_used": 0, "paused_at": None, "paused_until": None,
-        "missed_turns": spec.get("missed_turns", MISSED_TURNS), "host_email_hash": host_address,
-        "created_ms": int(now.timestamp() * 1000), "public": bool(spec.get("public")),
-        "start_when_full": bool(spec.get("start_when_full")), "join": new_join_id(),
-        "remove_after": spec.get("remove_after"), "grace_hours": spec.get("grace_hours"),
-        "stand_in": spec.get("stand_in") or STAND_IN,
-        "vacation_days": spec.get("vacation_days", vacation.DEFAULT_DAYS), "rules_version": rules_of(state),
-    }
+    meta = new_meta(game_id, game.name, options, setup, seat_meta, now, rules_of(state),
+                    seed=seed, deadlines=spec.get("deadlines", {}), host=host_id,
+                    missed_turns=spec.get("missed_turns", MISSED_TURNS), host_email_hash=host_address,
+                    public=bool(spec.get("public")), start_when_full=bool(spec.get("start_when_full")),
+                    join=new_join_id(), remove_after=spec.get("remove_after"), grace_hours=spec.get("grace_hours"),
+                    stand_in=spec.get("stand_in") or STAND_IN,
+                    vacation_days=spec.get("vacation_days", vacation.DEFAULT_DAYS))
     meta["title"] = spec.get("title") or default_title(meta)
     for invite in invitations:
         invite["title"] = meta["title"]
@@ -367,6 +363,20 @@ def create(store: Store, spec: dict[str, Any], min_deadline: int = 60, host_addr
                  [feed_entry(1, None, {"type": "game_created", "game": game.name, "seats": len(seats)})])
     issued["host"] = host_token
     return start_if_full(store, load(store, game_id)), issued, invitations
+
+
+def new_meta(game_id: str, name: str, options: dict[str, Any], setup: dict[str, Any], seats: list[dict[str, Any]],
+             now: datetime, rules_version: int, **fields: Any) -> dict[str, Any]:
+    """A new game's meta: every field a stored game has, at its default unless `fields` names it (the one
+    list, for `create` and for a game `palazzo import` keeps). The title is the caller's."""
+    return {
+        "id": game_id, "game": name, "options": options, "seed": None, "setup": setup, "seats": seats,
+        "deadlines": {}, "host": None, "created_at": deadlines.stamp(now), "pauses_used": 0, "paused_at": None,
+        "paused_until": None, "missed_turns": MISSED_TURNS, "host_email_hash": None,
+        "created_ms": int(now.timestamp() * 1000), "public": False, "start_when_full": False, "join": None,
+        "remove_after": None, "grace_hours": None, "stand_in": STAND_IN, "vacation_days": vacation.DEFAULT_DAYS,
+        "rules_version": rules_version, **fields,
+    }
 
 
 def new_join_id() -> str:

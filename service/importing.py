@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.core import IllegalMove, get_game
-from service import deadlines, games, messages, records, titles
+from service import deadlines, games, messages, playing, records, titles
 from service.games import FINISHED
 from service.store import FORMAT, Store, dumps, game_key
 
@@ -43,14 +43,9 @@ def import_record(store: Store, record: Any, served: Iterable[str]) -> str:
     now = deadlines.now()
     game_id = secrets.token_hex(8)
     seats = [{"name": seat["name"], "bot": None, "email": None, "token": None} for seat in checked["seats"]]
-    meta = {
-        "id": game_id, "game": game.name, "options": checked["options"], "seed": None, "setup": checked["setup"],
-        "seats": seats, "deadlines": {}, "host": None, "created_at": log[0]["at"] if log and log[0]["at"]
-        else deadlines.stamp(now), "pauses_used": 0, "paused_at": None, "paused_until": None,
-        "missed_turns": games.MISSED_TURNS, "host_email_hash": None, "created_ms": int(now.timestamp() * 1000),
-        "public": False, "start_when_full": False, "join": None, "remove_after": None, "grace_hours": None,
-        "vacation_days": 0, "rules_version": checked["rules"], "imported_at": deadlines.stamp(now),
-    }
+    meta = games.new_meta(game_id, game.name, checked["options"], checked["setup"], seats, now, checked["rules"],
+                          created_at=log[0]["at"] or deadlines.stamp(now), vacation_days=0,
+                          imported_at=deadlines.stamp(now))
     meta["title"] = checked["title"] if titles.fault(checked["title"]) is None else games.default_title(meta)
     fields = {"meta": dumps(meta), "state": dumps(checked["state"]), "pending": "[]", "private_moves": "{}",
               "status": FINISHED, "result": dumps(checked["result"]), "version": checked["version"],
@@ -156,8 +151,7 @@ def _replayed(game: Any, record: dict[str, Any]) -> tuple[list[dict[str, Any]], 
             raise BadRecord(f"move {index} (seat {seat}) does not replay: {_why(error)}") from None
         now_pending = game.pending(state)
         kept = {"seat": seat, "move": move, "at": entry.get("at")}
-        private = (game.move_types.get(move["type"], {}).get("private", False) and game.result(state) is None
-                   and [(d["seat"], d["kind"]) for d in now_pending] == [(d["seat"], d["kind"]) for d in pending])
+        private = game.result(state) is None and playing.is_private(game, move, pending, now_pending)
         pending = now_pending
         if private:
             log.append(kept)

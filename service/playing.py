@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 import engine.bots
-from engine.core import IllegalMove
+from engine.core import Game, IllegalMove, Move
 from service import deadlines, grace, told, vacation
 from service.games import (FINISHED, MISSED_TURNS, RUNNING, Table, feed_entry, follow_up, load, refused,
                            stand_in_of, until_committed)
@@ -64,8 +64,7 @@ def play(store: Store, table: Table, seat: int, move: dict[str, Any], *, timeout
     result = table.game.result(state)
     status = FINISHED if result is not None else RUNNING
     decisions = table.game.pending(state)
-    private = (table.game.move_types[move["type"]].get("private", False) and status == RUNNING
-               and [(d["seat"], d["kind"]) for d in decisions] == [(d["seat"], d["kind"]) for d in table.pending])
+    private = status == RUNNING and is_private(table.game, move, table.pending, decisions)
     loaded, back = table, None if timeout or bot or private else vacation.returning(table, seat, now)
     if back:  # his own move ends his vacation, before his new deadlines are scheduled
         table, back = back
@@ -233,6 +232,13 @@ def submit(store: Store, table: Table, seat: int, move: dict[str, Any], seen: in
 
 def idempotency_key_for(game_id: str, seat: int, key: str) -> str:
     return idempotency_key(game_id, seat, hashlib.sha256(key.encode()).hexdigest()[:32])
+
+
+def is_private(game: Game, move: Move, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> bool:
+    """Whether a move (in a game still running) is kept private: its vocabulary says so and it changed
+    nobody's pending decision (a standing order). `palazzo import` keeps a record's moves by the same rule."""
+    return (game.move_types.get(move["type"], {}).get("private", False)
+            and [(d["seat"], d["kind"]) for d in after] == [(d["seat"], d["kind"]) for d in before])
 
 
 def _replayed(record: dict[str, Any], move: dict[str, Any]) -> dict[str, Any]:
