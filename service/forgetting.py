@@ -31,10 +31,11 @@ from service.links import Links
 from service.mail.message import Mail
 from service.mail.outbox import OUTBOX
 from service.problems import Problem
+from service.status import Status
 from service.store import PREFIX, Store, dumps, email_key, game_key, loads
 
 TRIES = 5
-EVERY_STATUS = (games.OPEN, games.RUNNING, games.PAUSED, games.FINISHED, games.CANCELLED)
+EVERY_STATUS = tuple(Status)
 STILL_PLAYED = (games.OPEN, games.RUNNING, games.PAUSED)
 DELETED = Mail(to="", subject="(deleted at its reader's asking)", text="", kind="deleted")
 
