@@ -165,3 +165,21 @@ def test_greedy_counts_a_professions_worth_as_each_new_hand_would():
             checked += 1
         state, _ = GAME.apply(state, seat, choose_move("greedy", GAME, state, seat, rng))
     assert checked > 100
+
+
+def test_greedy_values_a_bonus_card_by_the_best_work_of_its_hand():
+    """`best_use` asks one profession of the hand what a card adds: the most any profession of it gets."""
+    from engine.bots import greedy
+    from engine.pof import scoring
+    options, setup = _new(4, 9)
+    state, rng, checked = GAME.new_state(options, setup), random.Random(9), 0
+    while GAME.result(state) is None:
+        seat = GAME.pending(state)[0]["seat"]
+        me = GAME.view(state, seat)["players"][seat]
+        counts = scoring.court(me)
+        for card in BONUS_CARDS:
+            asked = max((scoring.bonus_value(card, me, p, counts) for p in me["private"]["hand"]), default=0)
+            assert greedy.best_use(me, card, counts) == asked
+            checked += 1
+        state, _ = GAME.apply(state, seat, choose_move("greedy", GAME, state, seat, rng))
+    assert checked > 1000

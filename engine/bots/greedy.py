@@ -137,8 +137,8 @@ def choose_card(view: View, me: Player, decision: dict, moves: list[Move], rng: 
     if deck == "professions":
         value = {card: scoring.work_value(me, card, []) for card in shown}
     elif deck == "bonus_cards":
-        hand, counts = me["private"]["hand"], scoring.court(me)
-        value = {card: max((scoring.bonus_value(card, me, p, counts) for p in hand), default=0) for card in shown}
+        counts = scoring.court(me)
+        value = {card: best_use(me, card, counts) for card in shown}
     else:
         players = view["players"]
         value = {}
@@ -147,6 +147,17 @@ def choose_card(view: View, me: Player, decision: dict, moves: list[Move], rng: 
             value[card] = scoring.prestige_card_points(trial)[me["seat"]][0]["points"]
     card = max(shown, key=lambda c: (value[c], rng.random()))
     return {"type": "choose_card", "card": card, "return_order": [c for c in shown if c != card]}
+
+
+def best_use(me: Player, card: str, counts: scoring.Court) -> int:
+    """What a bonus card would add to the best work of the hand (0 with none in hand).
+
+    A card adds the same to every work of the hand: only `per_card_in_hand` looks at the profession,
+    and only to leave out the one publishing, which is in the hand. So the first profession tells
+    what the card adds to each, in one call where asking every profession took one per card in hand.
+    """
+    hand = me["private"]["hand"]
+    return scoring.bonus_value(card, me, hand[0], counts) if hand else 0
 
 
 def entice_value(me: Player, move: Move) -> int:
@@ -198,9 +209,7 @@ def improvement_value(view: View, me: Player, move: Move) -> int:
     else:
         price = ECONOMY["price_bonus_card"]
         counts = scoring.court(me)  # once for all 20 cards
-        best_use = [max((scoring.bonus_value(c, me, p, counts) for p in me["private"]["hand"]), default=0)
-                    for c in BONUS_CARDS]
-        worth = WORK_POINT * _mean(best_use)
+        worth = WORK_POINT * _mean([best_use(me, card, counts) for card in BONUS_CARDS])
     reserve = RESERVE if view["round"] < ROUNDS else 0
     return worth - price if cash - price >= reserve else -1
 
