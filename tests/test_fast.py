@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from itertools import permutations
 
 import pytest
@@ -119,3 +121,10 @@ def test_the_nth_order_is_the_nth_of_permutations():
         cards = [f"card{i}" for i in range(size)]
         assert [fast._nth_order(cards, i) for i in range(len(list(permutations(cards))))] == \
             [list(order) for order in permutations(cards)]
+
+
+@pytest.mark.parametrize("module", ["engine.pof.fast", "engine.bots.search", "engine.bots"])
+def test_the_playout_modules_import_first(module):
+    """fast and the bots import each other's modules: each must import on its own, in a fresh interpreter."""
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

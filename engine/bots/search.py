@@ -23,7 +23,7 @@ from engine.bots import greedy
 from engine.core import Game, IllegalMove, Move, State, copy_state
 from engine.pof import scoring
 from engine.pof.data import MIN_WORK_VALUE
-from engine.pof.fast import step
+from engine.pof import fast
 from engine.pof.sampling import determinize
 
 LEVELS = {"search-easy": 6, "search": 16, "search-hard": 64}  # playouts a decision
@@ -107,7 +107,7 @@ def _playout(game: Game, world: State, seat: int, move: Move, seed: int) -> floa
     events: list = []
     while state["phase"] != "over":
         mover = state["pending"][0]["seat"]
-        step(state, mover, greedy.decide(game, state, mover, _whole_view(state), rng), events)
+        fast.step(state, mover, greedy.decide(game, state, mover, _whole_view(state), rng), events)
         events.clear()
     scores = {score["seat"]: score["prestige"] for score in game.result(state)["scores"]}
     best_other = max(points for other, points in scores.items() if other != seat)
