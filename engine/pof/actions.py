@@ -185,13 +185,14 @@ def _publish_moves(state: State, seat: int) -> list[Move]:
     me = player(state, seat)
     least = MIN_WORK_VALUE[state["round"] - 1]
     held = me["private"]["bonus_cards"]
-    c = scoring.court(me) if held else None
+    c = None  # the court, counted only for a work that needs cards to reach the minimum
     moves: list[Move] = []
     hand = me["private"]["hand"]
-    for profession, value in zip(hand, scoring.work_values(me, hand, c)):
+    for profession, value in zip(hand, scoring.work_values(me, hand)):
         if value >= least:
             moves.append({"type": "publish", "profession": profession, "bonus_cards": []})
         elif held:
+            c = c or scoring.court(me)
             cards: list[str] = []
             adds = [(scoring.bonus_value(card, me, profession, c), card) for card in held]
             for extra, card in sorted(adds, key=lambda pair: -pair[0]):

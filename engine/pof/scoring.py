@@ -145,20 +145,16 @@ def work_values(player: Player, professions: Iterable[str], c: Court | None = No
     people = person_cards(player) if c is None else c["person_cards"]
     base = _PER_JUGGLER * player.get("jugglers", 0) + _PER_PERSON_CARD * people
     values = []
-    for profession in professions:
-        prefs = PROFESSIONS[profession]
-        value = base
-        if prefs["building"] in owned:
-            value += _FOR_BUILDING
-        if prefs["landscape"] in grown:
-            value += _FOR_LANDSCAPE
-        if prefs["freedom"] in freedoms:
-            value += _FOR_FREEDOM
-        values.append(value)
+    for building, landscape, freedom in map(_PREFERENCES.__getitem__, professions):
+        values.append(base + (_FOR_BUILDING if building in owned else 0) + (_FOR_LANDSCAPE if landscape in grown else 0)
+                      + (_FOR_FREEDOM if freedom in freedoms else 0))
     return values
 
 
 _KIND = itemgetter("kind")
+# profession -> what it prefers, as a tuple: work_values runs at every action of every playout
+_PREFERENCES = {profession: (prefs["building"], prefs["landscape"], prefs["freedom"])
+                for profession, prefs in PROFESSIONS.items()}
 _FOR_BUILDING, _FOR_LANDSCAPE, _FOR_FREEDOM = WORK_VALUE["building"], WORK_VALUE["landscape"], WORK_VALUE["freedom"]
 _PER_JUGGLER, _PER_PERSON_CARD = WORK_VALUE["per_juggler"], WORK_VALUE["per_person_card"]
 
