@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from engine.bots import greedy
-from engine.core import Game, IllegalMove, Move, State, copy_state
-from engine.pof import scoring
+from engine.core import Game, IllegalMove, Move, State
+from engine.pof import fast, scoring
 from engine.pof.data import MIN_WORK_VALUE
-from engine.pof import fast
 from engine.pof.sampling import determinize
 
 LEVELS = {"search-easy": 6, "search": 16, "search-hard": 64}  # playouts a decision
@@ -101,14 +100,9 @@ def _mean(total: float, count: int, candidate: int) -> float:
 def _playout(game: Game, world: State, seat: int, move: Move, seed: int) -> float:
     """Play `move` in `world` and the game to its end with greedy at every seat: the seat's margin over
     the best other seat, and a win (half of one when shared)."""
-    rng = random.Random(seed)
     state, _ = game.apply(world, seat, move)  # checked, and on a copy: the world serves every candidate
-    state = copy_state(state)  # all of it the playout's own, so that `fast.step` may play on it in place
-    events: list = []
-    while state["phase"] != "over":
-        mover = state["pending"][0]["seat"]
-        fast.step(state, mover, greedy.decide(game, state, mover, _whole_view(state), rng), events)
-        events.clear()
+    state = fast.playout(state, random.Random(seed), lambda now, mover, rng: greedy.decide(
+        game, now, mover, _whole_view(now), rng))
     scores = {score["seat"]: score["prestige"] for score in game.result(state)["scores"]}
     best_other = max(points for other, points in scores.items() if other != seat)
     winners = game.result(state)["winners"]
